@@ -1,0 +1,660 @@
+//! The pinned HSA ABI: `#[repr(C)]` mirrors of the structures and constants that
+//! SoftGPU reads from or writes into a host program's memory.
+//!
+//! Source of truth: the headers of ROCR-Runtime as shipped by Debian
+//! `libhsa-runtime-dev` 5.2.3 (`hsa.h`, `amd_hsa_queue.h`, `amd_hsa_signal.h`),
+//! pinned by sha256 in `hsa-headers/PINNED`. Every type here is checked twice:
+//! by the `const` asserts at the bottom of this file (at compile time) and by
+//! `tests/abi_layout.rs`, which compiles a C probe against the installed headers
+//! and compares every `sizeof`/`offsetof` by field name.
+//!
+//! C enums that arrive from foreign memory are newtypes over their integer, never
+//! Rust enums, so an unknown value stays representable instead of being undefined
+//! behaviour.
+//!
+//! This module contains no `unsafe`: it only describes layouts.
+
+use core::mem::{offset_of, size_of};
+
+/// `hsa_status_t`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct HsaStatus(pub u32);
+
+impl HsaStatus {
+    pub const SUCCESS: Self = Self(0x0);
+    pub const INFO_BREAK: Self = Self(0x1);
+    pub const ERROR: Self = Self(0x1000);
+    pub const ERROR_INVALID_ARGUMENT: Self = Self(0x1001);
+    pub const ERROR_INVALID_QUEUE_CREATION: Self = Self(0x1002);
+    pub const ERROR_INVALID_ALLOCATION: Self = Self(0x1003);
+    pub const ERROR_INVALID_AGENT: Self = Self(0x1004);
+    pub const ERROR_INVALID_REGION: Self = Self(0x1005);
+    pub const ERROR_INVALID_SIGNAL: Self = Self(0x1006);
+    pub const ERROR_INVALID_QUEUE: Self = Self(0x1007);
+    pub const ERROR_OUT_OF_RESOURCES: Self = Self(0x1008);
+    pub const ERROR_INVALID_PACKET_FORMAT: Self = Self(0x1009);
+    pub const ERROR_RESOURCE_FREE: Self = Self(0x100A);
+    pub const ERROR_NOT_INITIALIZED: Self = Self(0x100B);
+    pub const ERROR_REFCOUNT_OVERFLOW: Self = Self(0x100C);
+    pub const ERROR_INCOMPATIBLE_ARGUMENTS: Self = Self(0x100D);
+    pub const ERROR_INVALID_INDEX: Self = Self(0x100E);
+    pub const ERROR_INVALID_ISA: Self = Self(0x100F);
+    pub const ERROR_INVALID_CODE_OBJECT: Self = Self(0x1010);
+    pub const ERROR_INVALID_EXECUTABLE: Self = Self(0x1011);
+    pub const ERROR_FROZEN_EXECUTABLE: Self = Self(0x1012);
+    pub const ERROR_INVALID_SYMBOL_NAME: Self = Self(0x1013);
+    pub const ERROR_VARIABLE_ALREADY_DEFINED: Self = Self(0x1014);
+    pub const ERROR_VARIABLE_UNDEFINED: Self = Self(0x1015);
+    pub const ERROR_EXCEPTION: Self = Self(0x1016);
+    pub const ERROR_INVALID_ISA_NAME: Self = Self(0x1017);
+    pub const ERROR_INVALID_CODE_SYMBOL: Self = Self(0x1018);
+    pub const ERROR_INVALID_EXECUTABLE_SYMBOL: Self = Self(0x1019);
+    pub const ERROR_INVALID_FILE: Self = Self(0x1020);
+    pub const ERROR_INVALID_CODE_OBJECT_READER: Self = Self(0x1021);
+    pub const ERROR_INVALID_CACHE: Self = Self(0x1022);
+    pub const ERROR_INVALID_WAVEFRONT: Self = Self(0x1023);
+    pub const ERROR_INVALID_SIGNAL_GROUP: Self = Self(0x1024);
+    pub const ERROR_INVALID_RUNTIME_STATE: Self = Self(0x1025);
+    pub const ERROR_FATAL: Self = Self(0x1026);
+}
+
+/// `hsa_packet_type_t` (the low 8 bits of an AQL header).
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct PacketType(pub u8);
+
+impl PacketType {
+    pub const VENDOR_SPECIFIC: Self = Self(0);
+    pub const INVALID: Self = Self(1);
+    pub const KERNEL_DISPATCH: Self = Self(2);
+    pub const BARRIER_AND: Self = Self(3);
+    pub const AGENT_DISPATCH: Self = Self(4);
+    pub const BARRIER_OR: Self = Self(5);
+}
+
+/// `hsa_packet_header_t`: bit offsets of the header fields.
+pub mod header {
+    pub const TYPE: u32 = 0;
+    pub const BARRIER: u32 = 8;
+    pub const SCACQUIRE_FENCE_SCOPE: u32 = 9;
+    pub const SCRELEASE_FENCE_SCOPE: u32 = 11;
+    /// `hsa_packet_header_width_t`.
+    pub const WIDTH_TYPE: u32 = 8;
+    pub const WIDTH_BARRIER: u32 = 1;
+    pub const WIDTH_SCACQUIRE_FENCE_SCOPE: u32 = 2;
+    pub const WIDTH_SCRELEASE_FENCE_SCOPE: u32 = 2;
+}
+
+/// `hsa_fence_scope_t`. Value 3 is representable and invalid.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FenceScope(pub u8);
+
+impl FenceScope {
+    pub const NONE: Self = Self(0);
+    pub const AGENT: Self = Self(1);
+    pub const SYSTEM: Self = Self(2);
+}
+
+/// `hsa_kernel_dispatch_packet_setup_t`: bit offset and width of `dimensions`.
+pub mod setup {
+    pub const DIMENSIONS: u32 = 0;
+    pub const WIDTH_DIMENSIONS: u32 = 2;
+}
+
+/// `hsa_queue_type32_t`.
+pub mod queue_type {
+    pub const MULTI: u32 = 0;
+    pub const SINGLE: u32 = 1;
+    pub const COOPERATIVE: u32 = 2;
+}
+
+/// `hsa_queue_feature_t`.
+pub mod queue_feature {
+    pub const KERNEL_DISPATCH: u32 = 1;
+    pub const AGENT_DISPATCH: u32 = 2;
+}
+
+/// `hsa_signal_condition_t`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct SignalCondition(pub u32);
+
+impl SignalCondition {
+    pub const EQ: Self = Self(0);
+    pub const NE: Self = Self(1);
+    pub const LT: Self = Self(2);
+    pub const GTE: Self = Self(3);
+}
+
+/// `hsa_wait_state_t`.
+pub mod wait_state {
+    pub const BLOCKED: u32 = 0;
+    pub const ACTIVE: u32 = 1;
+}
+
+/// `hsa_signal_t`: an opaque 64-bit handle. In SoftGPU's virtual runtime it is the
+/// address of an [`AmdSignal`].
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct HsaSignal {
+    pub handle: u64,
+}
+
+/// `hsa_agent_t`.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct HsaAgent {
+    pub handle: u64,
+}
+
+/// `hsa_kernel_dispatch_packet_t` (64 bytes, large model).
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct KernelDispatchPacket {
+    pub header: u16,
+    pub setup: u16,
+    pub workgroup_size_x: u16,
+    pub workgroup_size_y: u16,
+    pub workgroup_size_z: u16,
+    pub reserved0: u16,
+    pub grid_size_x: u32,
+    pub grid_size_y: u32,
+    pub grid_size_z: u32,
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub kernel_object: u64,
+    /// `void*` in C; carried as an integer because it is never dereferenced here.
+    pub kernarg_address: u64,
+    pub reserved2: u64,
+    pub completion_signal: HsaSignal,
+}
+
+/// `hsa_agent_dispatch_packet_t` (64 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct AgentDispatchPacket {
+    pub header: u16,
+    pub type_: u16,
+    pub reserved0: u32,
+    /// `void*` in C.
+    pub return_address: u64,
+    pub arg: [u64; 4],
+    pub reserved2: u64,
+    pub completion_signal: HsaSignal,
+}
+
+/// `hsa_barrier_and_packet_t` (64 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct BarrierAndPacket {
+    pub header: u16,
+    pub reserved0: u16,
+    pub reserved1: u32,
+    pub dep_signal: [HsaSignal; 5],
+    pub reserved2: u64,
+    pub completion_signal: HsaSignal,
+}
+
+/// `hsa_barrier_or_packet_t` (64 bytes); same layout as the AND packet.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct BarrierOrPacket {
+    pub header: u16,
+    pub reserved0: u16,
+    pub reserved1: u32,
+    pub dep_signal: [HsaSignal; 5],
+    pub reserved2: u64,
+    pub completion_signal: HsaSignal,
+}
+
+/// `hsa_queue_t`, 64-bit large model.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HsaQueue {
+    /// `hsa_queue_type32_t`.
+    pub type_: u32,
+    /// `hsa_queue_feature_t` bit set.
+    pub features: u32,
+    /// `void*` ring base in C.
+    pub base_address: u64,
+    pub doorbell_signal: HsaSignal,
+    pub size: u32,
+    pub reserved1: u32,
+    pub id: u64,
+}
+
+/// `amd_queue_t` (256 bytes, 64-byte aligned). HIP passes the `hsa_queue_t*` to
+/// kernels and some tools read the AMD fields, so the `hsa_queue_t` must sit at
+/// offset 0 of one of these.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug)]
+pub struct AmdQueue {
+    pub hsa_queue: HsaQueue,
+    pub reserved1: [u32; 4],
+    pub write_dispatch_id: u64,
+    pub group_segment_aperture_base_hi: u32,
+    pub private_segment_aperture_base_hi: u32,
+    pub max_cu_id: u32,
+    pub max_wave_id: u32,
+    pub max_legacy_doorbell_dispatch_id_plus_1: u64,
+    pub legacy_doorbell_lock: u32,
+    pub reserved2: [u32; 9],
+    pub read_dispatch_id: u64,
+    pub read_dispatch_id_field_base_byte_offset: u32,
+    pub compute_tmpring_size: u32,
+    pub scratch_resource_descriptor: [u32; 4],
+    pub scratch_backing_memory_location: u64,
+    pub scratch_backing_memory_byte_size: u64,
+    pub scratch_wave64_lane_byte_size: u32,
+    /// `amd_queue_properties32_t`.
+    pub queue_properties: u32,
+    pub reserved3: [u32; 2],
+    pub queue_inactive_signal: HsaSignal,
+    pub reserved4: [u32; 14],
+}
+
+/// `amd_signal_kind_t` values (`amd_signal_kind64_t` in the struct).
+pub mod amd_signal_kind {
+    pub const INVALID: i64 = 0;
+    pub const USER: i64 = 1;
+    pub const DOORBELL: i64 = -1;
+    pub const LEGACY_DOORBELL: i64 = -2;
+}
+
+/// `amd_signal_t` (64 bytes, 64-byte aligned). The value lives at offset 8, which
+/// device-side code (for example the printf hostcall) relies on.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug)]
+pub struct AmdSignal {
+    pub kind: i64,
+    /// Union of `value` and the hardware doorbell pointers.
+    pub value: i64,
+    pub event_mailbox_ptr: u64,
+    pub event_id: u32,
+    pub reserved1: u32,
+    pub start_ts: u64,
+    pub end_ts: u64,
+    /// Union of `queue_ptr` and `reserved2`.
+    pub queue_ptr: u64,
+    pub reserved3: [u32; 2],
+}
+
+/// Size in bytes of every AQL packet.
+pub const AQL_PACKET_SIZE: usize = 64;
+
+/// One row of the layout table: a C type name, a field name (empty for the
+/// `sizeof` row) and the Rust value. `tests/abi_layout.rs` compares each row with
+/// the C probe's output.
+pub type LayoutRow = (&'static str, &'static str, usize);
+
+macro_rules! layout_table {
+    ($( $cname:literal => $ty:ty { $( $cfield:literal : $field:ident ),* $(,)? } )*) => {
+        /// Every `sizeof` and `offsetof` this crate relies on, keyed by C names.
+        pub const LAYOUT: &[LayoutRow] = &[
+            $(
+                ($cname, "", size_of::<$ty>()),
+                $( ($cname, $cfield, offset_of!($ty, $field)), )*
+            )*
+        ];
+    };
+}
+
+layout_table! {
+    "hsa_signal_t" => HsaSignal { "handle": handle }
+    "hsa_agent_t" => HsaAgent { "handle": handle }
+    "hsa_kernel_dispatch_packet_t" => KernelDispatchPacket {
+        "header": header, "setup": setup,
+        "workgroup_size_x": workgroup_size_x, "workgroup_size_y": workgroup_size_y,
+        "workgroup_size_z": workgroup_size_z, "reserved0": reserved0,
+        "grid_size_x": grid_size_x, "grid_size_y": grid_size_y, "grid_size_z": grid_size_z,
+        "private_segment_size": private_segment_size, "group_segment_size": group_segment_size,
+        "kernel_object": kernel_object, "kernarg_address": kernarg_address,
+        "reserved2": reserved2, "completion_signal": completion_signal,
+    }
+    "hsa_agent_dispatch_packet_t" => AgentDispatchPacket {
+        "header": header, "type": type_, "reserved0": reserved0,
+        "return_address": return_address, "arg": arg, "reserved2": reserved2,
+        "completion_signal": completion_signal,
+    }
+    "hsa_barrier_and_packet_t" => BarrierAndPacket {
+        "header": header, "reserved0": reserved0, "reserved1": reserved1,
+        "dep_signal": dep_signal, "reserved2": reserved2, "completion_signal": completion_signal,
+    }
+    "hsa_barrier_or_packet_t" => BarrierOrPacket {
+        "header": header, "reserved0": reserved0, "reserved1": reserved1,
+        "dep_signal": dep_signal, "reserved2": reserved2, "completion_signal": completion_signal,
+    }
+    "hsa_queue_t" => HsaQueue {
+        "type": type_, "features": features, "base_address": base_address,
+        "doorbell_signal": doorbell_signal, "size": size, "reserved1": reserved1, "id": id,
+    }
+    "amd_queue_t" => AmdQueue {
+        "hsa_queue": hsa_queue, "reserved1": reserved1, "write_dispatch_id": write_dispatch_id,
+        "group_segment_aperture_base_hi": group_segment_aperture_base_hi,
+        "private_segment_aperture_base_hi": private_segment_aperture_base_hi,
+        "max_cu_id": max_cu_id, "max_wave_id": max_wave_id,
+        "max_legacy_doorbell_dispatch_id_plus_1": max_legacy_doorbell_dispatch_id_plus_1,
+        "legacy_doorbell_lock": legacy_doorbell_lock, "reserved2": reserved2,
+        "read_dispatch_id": read_dispatch_id,
+        "read_dispatch_id_field_base_byte_offset": read_dispatch_id_field_base_byte_offset,
+        "compute_tmpring_size": compute_tmpring_size,
+        "scratch_resource_descriptor": scratch_resource_descriptor,
+        "scratch_backing_memory_location": scratch_backing_memory_location,
+        "scratch_backing_memory_byte_size": scratch_backing_memory_byte_size,
+        "scratch_wave64_lane_byte_size": scratch_wave64_lane_byte_size,
+        "queue_properties": queue_properties, "reserved3": reserved3,
+        "queue_inactive_signal": queue_inactive_signal, "reserved4": reserved4,
+    }
+    "amd_signal_t" => AmdSignal {
+        "kind": kind, "value": value, "event_mailbox_ptr": event_mailbox_ptr,
+        "event_id": event_id, "reserved1": reserved1, "start_ts": start_ts, "end_ts": end_ts,
+        "queue_ptr": queue_ptr, "reserved3": reserved3,
+    }
+}
+
+/// Constant values this crate relies on, keyed by their C enumerator names.
+/// `tests/abi_layout.rs` prints each from C and compares.
+pub const CONSTANTS: &[(&str, i64)] = &[
+    (
+        "HSA_PACKET_TYPE_VENDOR_SPECIFIC",
+        PacketType::VENDOR_SPECIFIC.0 as i64,
+    ),
+    ("HSA_PACKET_TYPE_INVALID", PacketType::INVALID.0 as i64),
+    (
+        "HSA_PACKET_TYPE_KERNEL_DISPATCH",
+        PacketType::KERNEL_DISPATCH.0 as i64,
+    ),
+    (
+        "HSA_PACKET_TYPE_BARRIER_AND",
+        PacketType::BARRIER_AND.0 as i64,
+    ),
+    (
+        "HSA_PACKET_TYPE_AGENT_DISPATCH",
+        PacketType::AGENT_DISPATCH.0 as i64,
+    ),
+    (
+        "HSA_PACKET_TYPE_BARRIER_OR",
+        PacketType::BARRIER_OR.0 as i64,
+    ),
+    ("HSA_PACKET_HEADER_TYPE", header::TYPE as i64),
+    ("HSA_PACKET_HEADER_BARRIER", header::BARRIER as i64),
+    (
+        "HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE",
+        header::SCACQUIRE_FENCE_SCOPE as i64,
+    ),
+    (
+        "HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE",
+        header::SCRELEASE_FENCE_SCOPE as i64,
+    ),
+    ("HSA_PACKET_HEADER_WIDTH_TYPE", header::WIDTH_TYPE as i64),
+    (
+        "HSA_PACKET_HEADER_WIDTH_BARRIER",
+        header::WIDTH_BARRIER as i64,
+    ),
+    (
+        "HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE",
+        header::WIDTH_SCACQUIRE_FENCE_SCOPE as i64,
+    ),
+    (
+        "HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE",
+        header::WIDTH_SCRELEASE_FENCE_SCOPE as i64,
+    ),
+    ("HSA_FENCE_SCOPE_NONE", FenceScope::NONE.0 as i64),
+    ("HSA_FENCE_SCOPE_AGENT", FenceScope::AGENT.0 as i64),
+    ("HSA_FENCE_SCOPE_SYSTEM", FenceScope::SYSTEM.0 as i64),
+    (
+        "HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS",
+        setup::DIMENSIONS as i64,
+    ),
+    (
+        "HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS",
+        setup::WIDTH_DIMENSIONS as i64,
+    ),
+    ("HSA_QUEUE_TYPE_MULTI", queue_type::MULTI as i64),
+    ("HSA_QUEUE_TYPE_SINGLE", queue_type::SINGLE as i64),
+    ("HSA_QUEUE_TYPE_COOPERATIVE", queue_type::COOPERATIVE as i64),
+    (
+        "HSA_QUEUE_FEATURE_KERNEL_DISPATCH",
+        queue_feature::KERNEL_DISPATCH as i64,
+    ),
+    (
+        "HSA_QUEUE_FEATURE_AGENT_DISPATCH",
+        queue_feature::AGENT_DISPATCH as i64,
+    ),
+    ("HSA_SIGNAL_CONDITION_EQ", SignalCondition::EQ.0 as i64),
+    ("HSA_SIGNAL_CONDITION_NE", SignalCondition::NE.0 as i64),
+    ("HSA_SIGNAL_CONDITION_LT", SignalCondition::LT.0 as i64),
+    ("HSA_SIGNAL_CONDITION_GTE", SignalCondition::GTE.0 as i64),
+    ("HSA_WAIT_STATE_BLOCKED", wait_state::BLOCKED as i64),
+    ("HSA_WAIT_STATE_ACTIVE", wait_state::ACTIVE as i64),
+    ("AMD_SIGNAL_KIND_INVALID", amd_signal_kind::INVALID),
+    ("AMD_SIGNAL_KIND_USER", amd_signal_kind::USER),
+    ("AMD_SIGNAL_KIND_DOORBELL", amd_signal_kind::DOORBELL),
+    (
+        "AMD_SIGNAL_KIND_LEGACY_DOORBELL",
+        amd_signal_kind::LEGACY_DOORBELL,
+    ),
+    ("HSA_STATUS_SUCCESS", HsaStatus::SUCCESS.0 as i64),
+    ("HSA_STATUS_INFO_BREAK", HsaStatus::INFO_BREAK.0 as i64),
+    ("HSA_STATUS_ERROR", HsaStatus::ERROR.0 as i64),
+    (
+        "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+        HsaStatus::ERROR_INVALID_ARGUMENT.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION",
+        HsaStatus::ERROR_INVALID_QUEUE_CREATION.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_ALLOCATION",
+        HsaStatus::ERROR_INVALID_ALLOCATION.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_AGENT",
+        HsaStatus::ERROR_INVALID_AGENT.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_REGION",
+        HsaStatus::ERROR_INVALID_REGION.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_SIGNAL",
+        HsaStatus::ERROR_INVALID_SIGNAL.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_QUEUE",
+        HsaStatus::ERROR_INVALID_QUEUE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        HsaStatus::ERROR_OUT_OF_RESOURCES.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT",
+        HsaStatus::ERROR_INVALID_PACKET_FORMAT.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_RESOURCE_FREE",
+        HsaStatus::ERROR_RESOURCE_FREE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_NOT_INITIALIZED",
+        HsaStatus::ERROR_NOT_INITIALIZED.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_REFCOUNT_OVERFLOW",
+        HsaStatus::ERROR_REFCOUNT_OVERFLOW.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS",
+        HsaStatus::ERROR_INCOMPATIBLE_ARGUMENTS.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_INDEX",
+        HsaStatus::ERROR_INVALID_INDEX.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_ISA",
+        HsaStatus::ERROR_INVALID_ISA.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_CODE_OBJECT",
+        HsaStatus::ERROR_INVALID_CODE_OBJECT.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_EXECUTABLE",
+        HsaStatus::ERROR_INVALID_EXECUTABLE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_FROZEN_EXECUTABLE",
+        HsaStatus::ERROR_FROZEN_EXECUTABLE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME",
+        HsaStatus::ERROR_INVALID_SYMBOL_NAME.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED",
+        HsaStatus::ERROR_VARIABLE_ALREADY_DEFINED.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_VARIABLE_UNDEFINED",
+        HsaStatus::ERROR_VARIABLE_UNDEFINED.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_EXCEPTION",
+        HsaStatus::ERROR_EXCEPTION.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_ISA_NAME",
+        HsaStatus::ERROR_INVALID_ISA_NAME.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_CODE_SYMBOL",
+        HsaStatus::ERROR_INVALID_CODE_SYMBOL.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL",
+        HsaStatus::ERROR_INVALID_EXECUTABLE_SYMBOL.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_FILE",
+        HsaStatus::ERROR_INVALID_FILE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER",
+        HsaStatus::ERROR_INVALID_CODE_OBJECT_READER.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_CACHE",
+        HsaStatus::ERROR_INVALID_CACHE.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_WAVEFRONT",
+        HsaStatus::ERROR_INVALID_WAVEFRONT.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP",
+        HsaStatus::ERROR_INVALID_SIGNAL_GROUP.0 as i64,
+    ),
+    (
+        "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE",
+        HsaStatus::ERROR_INVALID_RUNTIME_STATE.0 as i64,
+    ),
+    ("HSA_STATUS_ERROR_FATAL", HsaStatus::ERROR_FATAL.0 as i64),
+];
+
+// Compile-time pins (hsa.h / amd_hsa_queue.h / amd_hsa_signal.h, libhsa-runtime-dev 5.2.3).
+const _: () = {
+    assert!(size_of::<HsaSignal>() == 8);
+    assert!(size_of::<HsaAgent>() == 8);
+
+    assert!(size_of::<KernelDispatchPacket>() == AQL_PACKET_SIZE);
+    assert!(offset_of!(KernelDispatchPacket, header) == 0);
+    assert!(offset_of!(KernelDispatchPacket, setup) == 2);
+    assert!(offset_of!(KernelDispatchPacket, workgroup_size_x) == 4);
+    assert!(offset_of!(KernelDispatchPacket, workgroup_size_y) == 6);
+    assert!(offset_of!(KernelDispatchPacket, workgroup_size_z) == 8);
+    assert!(offset_of!(KernelDispatchPacket, reserved0) == 10);
+    assert!(offset_of!(KernelDispatchPacket, grid_size_x) == 12);
+    assert!(offset_of!(KernelDispatchPacket, grid_size_y) == 16);
+    assert!(offset_of!(KernelDispatchPacket, grid_size_z) == 20);
+    assert!(offset_of!(KernelDispatchPacket, private_segment_size) == 24);
+    assert!(offset_of!(KernelDispatchPacket, group_segment_size) == 28);
+    assert!(offset_of!(KernelDispatchPacket, kernel_object) == 32);
+    assert!(offset_of!(KernelDispatchPacket, kernarg_address) == 40);
+    assert!(offset_of!(KernelDispatchPacket, reserved2) == 48);
+    assert!(offset_of!(KernelDispatchPacket, completion_signal) == 56);
+
+    assert!(size_of::<AgentDispatchPacket>() == AQL_PACKET_SIZE);
+    assert!(offset_of!(AgentDispatchPacket, header) == 0);
+    assert!(offset_of!(AgentDispatchPacket, type_) == 2);
+    assert!(offset_of!(AgentDispatchPacket, reserved0) == 4);
+    assert!(offset_of!(AgentDispatchPacket, return_address) == 8);
+    assert!(offset_of!(AgentDispatchPacket, arg) == 16);
+    assert!(offset_of!(AgentDispatchPacket, reserved2) == 48);
+    assert!(offset_of!(AgentDispatchPacket, completion_signal) == 56);
+
+    assert!(size_of::<BarrierAndPacket>() == AQL_PACKET_SIZE);
+    assert!(offset_of!(BarrierAndPacket, header) == 0);
+    assert!(offset_of!(BarrierAndPacket, reserved0) == 2);
+    assert!(offset_of!(BarrierAndPacket, reserved1) == 4);
+    assert!(offset_of!(BarrierAndPacket, dep_signal) == 8);
+    assert!(offset_of!(BarrierAndPacket, reserved2) == 48);
+    assert!(offset_of!(BarrierAndPacket, completion_signal) == 56);
+
+    assert!(size_of::<BarrierOrPacket>() == AQL_PACKET_SIZE);
+    assert!(offset_of!(BarrierOrPacket, header) == 0);
+    assert!(offset_of!(BarrierOrPacket, reserved0) == 2);
+    assert!(offset_of!(BarrierOrPacket, reserved1) == 4);
+    assert!(offset_of!(BarrierOrPacket, dep_signal) == 8);
+    assert!(offset_of!(BarrierOrPacket, reserved2) == 48);
+    assert!(offset_of!(BarrierOrPacket, completion_signal) == 56);
+
+    assert!(size_of::<HsaQueue>() == 40);
+    assert!(offset_of!(HsaQueue, type_) == 0);
+    assert!(offset_of!(HsaQueue, features) == 4);
+    assert!(offset_of!(HsaQueue, base_address) == 8);
+    assert!(offset_of!(HsaQueue, doorbell_signal) == 16);
+    assert!(offset_of!(HsaQueue, size) == 24);
+    assert!(offset_of!(HsaQueue, reserved1) == 28);
+    assert!(offset_of!(HsaQueue, id) == 32);
+
+    assert!(size_of::<AmdQueue>() == 256);
+    assert!(core::mem::align_of::<AmdQueue>() == 64);
+    assert!(offset_of!(AmdQueue, hsa_queue) == 0);
+    assert!(offset_of!(AmdQueue, reserved1) == 40);
+    assert!(offset_of!(AmdQueue, write_dispatch_id) == 56);
+    assert!(offset_of!(AmdQueue, group_segment_aperture_base_hi) == 64);
+    assert!(offset_of!(AmdQueue, private_segment_aperture_base_hi) == 68);
+    assert!(offset_of!(AmdQueue, max_cu_id) == 72);
+    assert!(offset_of!(AmdQueue, max_wave_id) == 76);
+    assert!(offset_of!(AmdQueue, max_legacy_doorbell_dispatch_id_plus_1) == 80);
+    assert!(offset_of!(AmdQueue, legacy_doorbell_lock) == 88);
+    assert!(offset_of!(AmdQueue, reserved2) == 92);
+    assert!(offset_of!(AmdQueue, read_dispatch_id) == 128);
+    assert!(offset_of!(AmdQueue, read_dispatch_id_field_base_byte_offset) == 136);
+    assert!(offset_of!(AmdQueue, compute_tmpring_size) == 140);
+    assert!(offset_of!(AmdQueue, scratch_resource_descriptor) == 144);
+    assert!(offset_of!(AmdQueue, scratch_backing_memory_location) == 160);
+    assert!(offset_of!(AmdQueue, scratch_backing_memory_byte_size) == 168);
+    assert!(offset_of!(AmdQueue, scratch_wave64_lane_byte_size) == 176);
+    assert!(offset_of!(AmdQueue, queue_properties) == 180);
+    assert!(offset_of!(AmdQueue, reserved3) == 184);
+    assert!(offset_of!(AmdQueue, queue_inactive_signal) == 192);
+    assert!(offset_of!(AmdQueue, reserved4) == 200);
+
+    assert!(size_of::<AmdSignal>() == 64);
+    assert!(core::mem::align_of::<AmdSignal>() == 64);
+    assert!(offset_of!(AmdSignal, kind) == 0);
+    assert!(offset_of!(AmdSignal, value) == 8);
+    assert!(offset_of!(AmdSignal, event_mailbox_ptr) == 16);
+    assert!(offset_of!(AmdSignal, event_id) == 24);
+    assert!(offset_of!(AmdSignal, reserved1) == 28);
+    assert!(offset_of!(AmdSignal, start_ts) == 32);
+    assert!(offset_of!(AmdSignal, end_ts) == 40);
+    assert!(offset_of!(AmdSignal, queue_ptr) == 48);
+    assert!(offset_of!(AmdSignal, reserved3) == 56);
+};

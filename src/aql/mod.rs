@@ -1,0 +1,115 @@
+//! The pure AQL layer: a parser/validator for single 64-byte packets and a
+//! queue processor that applies the diagnostic completion contract.
+//!
+//! Nothing in here does I/O, reads a clock, touches a global or uses `unsafe`.
+//! The processor reaches queue memory, signals, time and the capture only through
+//! the traits below, so tests drive it with a mock producer and the virtual
+//! runtime drives it over a real ring.
+//!
+//! Contract (see `docs/aql-diagnostic-contract.md`): kernels never run. A valid
+//! packet is recorded, its completion signal (if any) is decremented by one,
+//! its slot is set back to INVALID and `read_index` advances. A rejected packet is
+//! recorded with its reasons, its completion signal is left untouched, and its
+//! slot is still invalidated and `read_index` still advances.
+
+pub mod parse;
+pub mod processor;
+
+pub use parse::{
+    DecodedPacket, FenceScopeName, MAX_WORKGROUP_SIZE, ParsedPacket, Reason, ReasonSet,
+    parse_supported_packet,
+};
+pub use processor::{DrainOutcome, Processor, QueueState};
+
+/// Processing status of one observed packet.
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Status {
+    /// Passed validation; completed under the diagnostic contract (never executed).
+    Validated = 0,
+    /// Failed validation; completion signal left untouched.
+    Rejected = 1,
+}
+
+impl Status {
+    /// The JSONL `status` field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Validated => "validated",
+            Status::Rejected => "rejected",
+        }
+    }
+    /// The JSONL `label` field.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Validated => LABEL_COMPLETE,
+            Status::Rejected => LABEL_REJECTED,
+        }
+    }
+}
+
+/// Label of a validated packet: completed under the contract, never executed.
+pub const LABEL_COMPLETE: &str = "diagnostic_complete_no_execution";
+/// Second label of a validated packet, so nobody reads "complete" as "succeeded".
+pub const LABEL_NOT_KERNEL_SUCCESS: &str = "not_kernel_success";
+/// Label of a rejected packet.
+pub const LABEL_REJECTED: &str = "diagnostic_rejected";
+
+/// One observed packet, as the processor hands it to a [`RecordSink`].
+/// Fixed-size and `Copy`, so the doorbell path never allocates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PacketRecord {
+    /// The queue's `hsa_queue_t::id`.
+    pub queue_id: u64,
+    /// Logical (unwrapped) packet index in its queue.
+    pub packet_index: u64,
+    /// The 64 bytes as copied out of the ring, header included.
+    pub raw: [u8; 64],
+    pub status: Status,
+    /// Rejection reasons and non-fatal findings.
+    pub reasons: ReasonSet,
+    /// When the processor observed the packet (ns, the runtime's 1 GHz domain).
+    pub observed_ns: u64,
+    /// When the processor finished with it (completed or rejected).
+    pub done_ns: u64,
+    /// OS thread id of the thread that processed it.
+    pub thread: u32,
+}
+
+/// Queue memory as the processor sees it: a ring of 64-byte slots plus the
+/// write and read indices. Implementations over foreign memory must use the
+/// orderings named on each method.
+pub trait QueueMemory {
+    /// Number of slots (a power of two).
+    fn size(&self) -> u64;
+    /// `write_index`, with acquire ordering.
+    fn load_write_index(&self) -> u64;
+    /// The 16-bit header of the slot holding logical index `index`, acquire.
+    fn load_header(&self, index: u64) -> u16;
+    /// Copy the 64 bytes of the slot holding `index` (after `load_header`).
+    fn read_packet(&self, index: u64) -> [u8; 64];
+    /// Store a header into the slot holding `index`, release (used to invalidate).
+    fn store_header(&self, index: u64, header: u16);
+    /// Store `read_index`, release.
+    fn store_read_index(&self, value: u64);
+}
+
+/// Signals as the processor sees them.
+pub trait SignalOps {
+    /// Whether `handle` names a live signal this runtime may write.
+    fn is_valid(&self, handle: u64) -> bool;
+    /// Current value, acquire. Only called on handles for which `is_valid` held.
+    fn load(&self, handle: u64) -> i64;
+    /// Completion: atomic decrement by one, release, then wake waiters.
+    fn complete(&self, handle: u64);
+}
+
+/// Where records go, and the clock and thread identity to stamp them with.
+pub trait RecordSink {
+    /// Accept one record. May block (back-pressure) but never drops.
+    fn record(&mut self, rec: &PacketRecord);
+    /// Current time in ns (1 GHz domain).
+    fn now_ns(&self) -> u64;
+    /// OS thread id of the caller.
+    fn thread_id(&self) -> u32;
+}

@@ -1,0 +1,4 @@
+//! (skeleton)
+pub fn main() -> i32 {
+    0
+}

@@ -1,0 +1,31 @@
+//! SoftGPU: an HSA runtime shim that captures and validates every AQL packet a
+//! program submits, under a diagnostic completion contract. Kernels never run.
+//!
+//! Module map (see `docs/DESIGN.md`):
+//!
+//! | module | what | unsafe? |
+//! | --- | --- | --- |
+//! | [`abi`] | `#[repr(C)]` mirrors of the pinned `hsa.h` types, constants, layout asserts | no |
+//! | [`aql`] | pure packet parser/validator and queue processor over traits | no |
+//! | [`capture`] | versioned binary capture format: background writer, bounded reader | no |
+//! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
+//! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
+//! | [`runtime`] | the virtual HSA runtime: agents, pools, signals, queues, doorbells | yes |
+//! | [`interpose`] | the exported C ABI: one table of entry points, panic containment | yes |
+//! | [`cli`] | the `softgpu` command line (`inspect`, `replay`, `run`) | no |
+//!
+//! `unsafe` is denied crate-wide (`Cargo.toml`) and allowed only on `runtime` and
+//! `interpose`; every block there carries a SAFETY comment (`docs/UNSAFE.md`).
+
+pub mod abi;
+pub mod aql;
+pub mod capture;
+pub mod cli;
+pub mod config;
+pub mod isa;
+
+#[allow(unsafe_code)]
+pub mod runtime;
+
+#[allow(unsafe_code)]
+pub mod interpose;
