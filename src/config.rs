@@ -1,1 +1,229 @@
-//! (skeleton)
+//! The `SOFTGPU_*` environment, parsed once at `hsa_init`.
+//!
+//! A bad value never stops the host program: it is reported once on stderr,
+//! naming the variable and the accepted values, and the default is used.
+//! Parsing is pure (it takes a lookup function), so it is unit-tested without
+//! touching the process environment.
+
+use std::path::PathBuf;
+
+/// `SOFTGPU_MODE`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Auto,
+    Virtual,
+    Intercept,
+    Observe,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Virtual => "virtual",
+            Mode::Intercept => "intercept",
+            Mode::Observe => "observe",
+        }
+    }
+}
+
+/// `SOFTGPU_CAPTURE`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CaptureSetting {
+    Off,
+    /// Path template; `%p` expands to the process id.
+    Path(String),
+}
+
+/// Log level filter from `SOFTGPU_LOG`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+}
+
+/// The whole configuration.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Config {
+    pub capture: CaptureSetting,
+    pub mode: Mode,
+    /// Canonical target ids, one virtual GPU agent each.
+    pub targets: Vec<&'static str>,
+    pub log: LogLevel,
+    pub log_file: Option<PathBuf>,
+    pub summary: bool,
+}
+
+/// Default capture template.
+pub const DEFAULT_CAPTURE: &str = "softgpu-%p.sgcap";
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            capture: CaptureSetting::Path(DEFAULT_CAPTURE.to_string()),
+            mode: Mode::Auto,
+            targets: vec![crate::isa::DEFAULT_TARGET],
+            log: LogLevel::Warn,
+            log_file: None,
+            summary: true,
+        }
+    }
+}
+
+impl Config {
+    /// Parse from a lookup function. Returns the configuration and one message
+    /// per bad value (to be printed once on stderr by the caller).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
+        let mut cfg = Config::default();
+        let mut bad = Vec::new();
+
+        if let Some(v) = get("SOFTGPU_CAPTURE") {
+            if v == "off" {
+                cfg.capture = CaptureSetting::Off;
+            } else if v.is_empty() {
+                bad.push(bad_value("SOFTGPU_CAPTURE", &v, "a file path (with optional %p) or `off`", DEFAULT_CAPTURE));
+            } else {
+                cfg.capture = CaptureSetting::Path(v);
+            }
+        }
+        if let Some(v) = get("SOFTGPU_MODE") {
+            match v.as_str() {
+                "auto" => cfg.mode = Mode::Auto,
+                "virtual" => cfg.mode = Mode::Virtual,
+                "intercept" => cfg.mode = Mode::Intercept,
+                "observe" => cfg.mode = Mode::Observe,
+                _ => bad.push(bad_value("SOFTGPU_MODE", &v, "auto, virtual, intercept, observe", "auto")),
+            }
+        }
+        if let Some(v) = get("SOFTGPU_TARGET") {
+            let mut targets = Vec::new();
+            let mut ok = !v.trim().is_empty();
+            for name in v.split(',').map(str::trim) {
+                match crate::isa::find(name) {
+                    Some(d) => targets.push(d.id),
+                    None => ok = false,
+                }
+            }
+            if ok {
+                cfg.targets = targets;
+            } else {
+                let accepted = crate::isa::supported_names().join(", ");
+                bad.push(bad_value("SOFTGPU_TARGET", &v, &format!("comma-separated target ids or aliases: {accepted}"), crate::isa::DEFAULT_TARGET));
+            }
+        }
+        if let Some(v) = get("SOFTGPU_LOG") {
+            match v.as_str() {
+                "error" => cfg.log = LogLevel::Error,
+                "warn" => cfg.log = LogLevel::Warn,
+                "info" => cfg.log = LogLevel::Info,
+                "debug" => cfg.log = LogLevel::Debug,
+                "trace" => cfg.log = LogLevel::Trace,
+                _ => bad.push(bad_value("SOFTGPU_LOG", &v, "error, warn, info, debug, trace", "warn")),
+            }
+        }
+        if let Some(v) = get("SOFTGPU_LOG_FILE") {
+            if v.is_empty() {
+                bad.push(bad_value("SOFTGPU_LOG_FILE", &v, "a file path", "stderr"));
+            } else {
+                cfg.log_file = Some(PathBuf::from(v));
+            }
+        }
+        if let Some(v) = get("SOFTGPU_SUMMARY") {
+            match v.as_str() {
+                "0" => cfg.summary = false,
+                "1" => cfg.summary = true,
+                _ => bad.push(bad_value("SOFTGPU_SUMMARY", &v, "0, 1", "1")),
+            }
+        }
+        (cfg, bad)
+    }
+
+    /// The capture path for process `pid`, or `None` when capture is off.
+    pub fn capture_path(&self, pid: u32) -> Option<PathBuf> {
+        match &self.capture {
+            CaptureSetting::Off => None,
+            CaptureSetting::Path(t) => Some(PathBuf::from(expand_pid(t, pid))),
+        }
+    }
+}
+
+/// Expand every `%p` in `template` to `pid`.
+pub fn expand_pid(template: &str, pid: u32) -> String {
+    template.replace("%p", &pid.to_string())
+}
+
+fn bad_value(var: &str, value: &str, accepted: &str, default: &str) -> String {
+    format!("softgpu: ignoring {var}={value:?}: accepted values are {accepted}; using the default ({default})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(pairs: &[(&str, &str)]) -> (Config, Vec<String>) {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn empty_environment_gives_documented_defaults() {
+        let (cfg, bad) = parse(&[]);
+        assert!(bad.is_empty());
+        assert_eq!(cfg, Config::default());
+        assert_eq!(cfg.capture_path(42).unwrap(), PathBuf::from("softgpu-42.sgcap"));
+        assert_eq!(cfg.targets, vec!["gfx90a"]);
+    }
+
+    #[test]
+    fn capture_off_disables_capture() {
+        let (cfg, _) = parse(&[("SOFTGPU_CAPTURE", "off")]);
+        assert_eq!(cfg.capture_path(1), None);
+    }
+
+    #[test]
+    fn percent_p_expands_to_the_pid_everywhere() {
+        let (cfg, _) = parse(&[("SOFTGPU_CAPTURE", "/tmp/a-%p/b-%p.sgcap")]);
+        assert_eq!(cfg.capture_path(7).unwrap(), PathBuf::from("/tmp/a-7/b-7.sgcap"));
+    }
+
+    #[test]
+    fn bad_values_are_reported_naming_the_variable_and_defaults_kept() {
+        let (cfg, bad) = parse(&[
+            ("SOFTGPU_MODE", "turbo"),
+            ("SOFTGPU_LOG", "loud"),
+            ("SOFTGPU_SUMMARY", "yes"),
+            ("SOFTGPU_TARGET", "gfx9999"),
+        ]);
+        assert_eq!(bad.len(), 4);
+        assert!(bad[0].contains("SOFTGPU_MODE") && bad[0].contains("auto, virtual, intercept, observe"));
+        assert!(bad[1].contains("SOFTGPU_TARGET") && bad[1].contains("gfx90a"));
+        assert!(bad[2].contains("SOFTGPU_LOG"));
+        assert!(bad[3].contains("SOFTGPU_SUMMARY"));
+        assert_eq!(cfg.mode, Mode::Auto);
+        assert_eq!(cfg.log, LogLevel::Warn);
+        assert!(cfg.summary);
+        assert_eq!(cfg.targets, vec!["gfx90a"]);
+    }
+
+    #[test]
+    fn targets_accept_aliases_and_lists() {
+        let (cfg, bad) = parse(&[("SOFTGPU_TARGET", "mi210, gfx90a")]);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(cfg.targets, vec!["gfx90a", "gfx90a"]);
+    }
+}

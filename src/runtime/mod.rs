@@ -1,1 +1,212 @@
-//! (skeleton)
+//! The virtual HSA runtime: what answers the program when no GPU is present.
+//!
+//! Lifecycle: nothing happens at library load. The first `hsa_init` reads the
+//! environment, sets up logging, opens the capture and registers the exit hook;
+//! later `hsa_init` calls only count references. HIP never calls
+//! `hsa_shut_down`, so the capture is finalised at process exit (and flushed
+//! continuously by its writer), not at shutdown.
+//!
+//! Failure policy: an entry point this runtime does not implement fails closed
+//! with an HSA error and a log line naming it (see [`crate::interpose`]).
+
+pub mod agents;
+pub mod events;
+pub mod memory;
+pub mod queues;
+pub mod signals;
+pub mod sys;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::abi::HsaStatus;
+use crate::aql::Processor;
+use crate::capture::{AgentDesc, AgentKind as CapAgentKind, CaptureHeader, CaptureWriter, KernargClass};
+use crate::config::{Config, Mode};
+use agents::Topology;
+use queues::DrainContext;
+
+/// One initialised runtime instance.
+pub struct Runtime {
+    pub config: Config,
+    pub topo: Topology,
+    pub ctx: DrainContext,
+    pub capture: Option<Arc<CaptureWriter>>,
+    pub capture_path: Option<PathBuf>,
+    pub pid: u32,
+    log_guard: Mutex<Option<tracing_appender::non_blocking::WorkerGuard>>,
+}
+
+static RUNTIME: OnceLock<Result<Runtime, HsaStatus>> = OnceLock::new();
+static REFCOUNT: AtomicU32 = AtomicU32::new(0);
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// The runtime, if `hsa_init` has succeeded and not been fully shut down.
+#[inline]
+pub fn get() -> Result<&'static Runtime, HsaStatus> {
+    if REFCOUNT.load(Ordering::Acquire) == 0 {
+        return Err(HsaStatus::ERROR_NOT_INITIALIZED);
+    }
+    match RUNTIME.get() {
+        Some(Ok(rt)) => Ok(rt),
+        Some(Err(e)) => Err(*e),
+        None => Err(HsaStatus::ERROR_NOT_INITIALIZED),
+    }
+}
+
+/// The drain context, for the event thread (valid once initialised).
+pub fn drain_context() -> Option<&'static DrainContext> {
+    match RUNTIME.get() {
+        Some(Ok(rt)) => Some(&rt.ctx),
+        _ => None,
+    }
+}
+
+/// `hsa_init`.
+pub fn init() -> Result<(), HsaStatus> {
+    let rt = RUNTIME.get_or_init(build).as_ref().map_err(|e| *e)?;
+    let _ = rt;
+    REFCOUNT.fetch_add(1, Ordering::AcqRel);
+    Ok(())
+}
+
+/// `hsa_shut_down`.
+pub fn shut_down() -> Result<(), HsaStatus> {
+    let prev = REFCOUNT.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    match prev {
+        Ok(1) => {
+            // Last reference: make everything captured so far durable. The file
+            // is finalised (trailer) at exit, since a later hsa_init may follow.
+            if let Ok(rt) = RUNTIME.get().expect("initialised").as_ref() {
+                if let Some(c) = &rt.capture {
+                    let _ = c.flush();
+                }
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(_) => Err(HsaStatus::ERROR_NOT_INITIALIZED),
+    }
+}
+
+fn build() -> Result<Runtime, HsaStatus> {
+    let (config, bad) = Config::from_lookup(|k| std::env::var(k).ok());
+    for msg in &bad {
+        eprintln!("{msg}");
+    }
+    let log_guard = init_logging(&config);
+    match config.mode {
+        Mode::Auto | Mode::Virtual => {}
+        Mode::Intercept | Mode::Observe => {
+            tracing::error!(
+                "softgpu: SOFTGPU_MODE={} needs the real-ROCr forwarding layer, which this build does not have; hsa_init fails closed",
+                config.mode.as_str()
+            );
+            return Err(HsaStatus::ERROR);
+        }
+    }
+    let gpus = config.targets.iter().filter_map(|t| crate::isa::find(t)).collect::<Vec<_>>();
+    let topo = Topology::new(gpus);
+    let pid = sys::getpid();
+    tracing::info!(mode = "virtual", requested = config.mode.as_str(), "softgpu: no real ROCr in use; the shim is the HSA runtime");
+
+    let capture_path = config.capture_path(pid);
+    let capture = capture_path.as_ref().and_then(|path| {
+        let mut agents = vec![AgentDesc { index: 0, kind: CapAgentKind::Cpu, name: "cpu".into(), target: None }];
+        for (i, d) in topo.gpus.iter().enumerate() {
+            agents.push(AgentDesc { index: i as u32 + 1, kind: CapAgentKind::Gpu, name: d.id.into(), target: Some(d.id.into()) });
+        }
+        let header = CaptureHeader { pid, start_unix_ns: sys::unix_ns(), mode: "virtual".into(), agents };
+        let classify = Box::new(|addr: u64| if memory::owns(addr) { KernargClass::Softgpu } else { KernargClass::ForeignOpaque });
+        match CaptureWriter::create(path, header, classify) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("softgpu: cannot create capture file {}: {e}; capture disabled", path.display());
+                None
+            }
+        }
+    });
+    let capture_path = capture.as_ref().and(capture_path);
+
+    // SAFETY: `at_exit` is an `extern "C" fn()` with no preconditions that
+    // stays mapped for the life of the process (the shim is never unloaded).
+    let rc = unsafe { libc::atexit(at_exit) };
+    if rc != 0 {
+        tracing::warn!("softgpu: atexit registration failed; the capture trailer may be missing");
+    }
+    let max_wg = topo.gpus.iter().map(|d| d.facts.workgroup_max_size.value as u32).min().unwrap_or(1024);
+    Ok(Runtime {
+        config,
+        topo,
+        ctx: DrainContext { processor: Processor::new(max_wg) },
+        capture,
+        capture_path,
+        pid,
+        log_guard: Mutex::new(log_guard),
+    })
+}
+
+fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::new(config.log.as_str());
+    match &config.log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
+            match file {
+                Ok(f) => {
+                    let (nb, guard) = tracing_appender::non_blocking(f);
+                    let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(nb).with_ansi(false).finish();
+                    let _ = tracing::subscriber::set_global_default(sub);
+                    Some(guard)
+                }
+                Err(e) => {
+                    eprintln!("softgpu: cannot open SOFTGPU_LOG_FILE {}: {e}; logging to stderr", path.display());
+                    let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+                    let _ = tracing::subscriber::set_global_default(sub);
+                    None
+                }
+            }
+        }
+        None => {
+            let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+            let _ = tracing::subscriber::set_global_default(sub);
+            None
+        }
+    }
+}
+
+/// Finalise the capture and print the exit summary. Runs once, from atexit.
+extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(finish);
+}
+
+/// Finalise: idempotent. A forked child never touches its parent's capture.
+pub fn finish() {
+    let Some(Ok(rt)) = RUNTIME.get() else { return };
+    if sys::getpid() != rt.pid {
+        return;
+    }
+    if FINISHED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let counts = queues::total_counts();
+    if let Some(c) = &rt.capture {
+        if let Err(e) = c.finish(counts.stalls, sys::now_ns()) {
+            eprintln!("softgpu: capture {} could not be finalised: {e}", c.path().display());
+        }
+    }
+    if rt.config.summary {
+        let path = rt.capture_path.as_ref().map_or_else(|| "off".to_string(), |p| p.display().to_string());
+        eprintln!(
+            "softgpu: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; capture: {}",
+            counts.validated, counts.rejected, counts.barriers, path
+        );
+    }
+    if counts.stalls > 0 {
+        tracing::debug!(stalls = counts.stalls, "softgpu: drains that stopped at an unpublished slot");
+    }
+    if let Ok(mut g) = rt.log_guard.lock() {
+        drop(g.take());
+    }
+}

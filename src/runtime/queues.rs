@@ -1,0 +1,469 @@
+//! Queues: `amd_queue_t` images in an arena, rings in host memory, and the
+//! doorbell path that runs the AQL processor.
+//!
+//! The `hsa_queue_t*` handed to the program is the start of an arena slot whose
+//! first 256 bytes are an `amd_queue_t` image; `write_dispatch_id` and
+//! `read_dispatch_id` in that image *are* the write and read indices, as in
+//! ROCr. Like signals, queue pointers are validated by range, stride and a
+//! liveness pointer, without a lock.
+//!
+//! Doorbell protocol: a store to the doorbell signal calls [`VirtualQueue::kick`].
+//! Each kick increments `pending`; the thread that moves it from 0 becomes the
+//! drainer and drains until no kick arrived during its last pass. So exactly one
+//! thread drains a queue at a time (packets are processed once, in index order),
+//! no kick is lost, and the other ringing threads return at once.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use super::signals::{self, SignalSlot};
+use super::sys;
+use crate::abi::{AmdQueue, PacketType};
+use crate::aql::{DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status};
+use crate::capture::QueueProducer;
+
+pub const MAX_QUEUES: usize = 1024;
+const SLOT: usize = 512;
+
+/// One arena slot: an `amd_queue_t` image, then SoftGPU's owner pointer.
+#[repr(C, align(64))]
+pub struct QueueSlot {
+    pub hsa_type: AtomicU32,
+    pub features: AtomicU32,
+    pub base_address: AtomicU64,
+    pub doorbell_signal: AtomicU64,
+    pub size: AtomicU32,
+    pub reserved1: AtomicU32,
+    pub id: AtomicU64,
+    _amd_reserved1: [AtomicU32; 4],
+    pub write_dispatch_id: AtomicU64,
+    _amd_mid: [AtomicU64; 8],
+    pub read_dispatch_id: AtomicU64,
+    _amd_tail: [AtomicU64; 15],
+    // --- SoftGPU fields, past the 256-byte amd_queue_t image ---
+    owner: AtomicPtr<VirtualQueue>,
+    _pad: [u64; 31],
+}
+
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<QueueSlot>() == SLOT);
+    assert!(offset_of!(QueueSlot, base_address) == offset_of!(AmdQueue, hsa_queue) + 8);
+    assert!(offset_of!(QueueSlot, doorbell_signal) == 16);
+    assert!(offset_of!(QueueSlot, size) == 24);
+    assert!(offset_of!(QueueSlot, id) == 32);
+    assert!(offset_of!(QueueSlot, write_dispatch_id) == offset_of!(AmdQueue, write_dispatch_id));
+    assert!(offset_of!(QueueSlot, read_dispatch_id) == offset_of!(AmdQueue, read_dispatch_id));
+    assert!(offset_of!(QueueSlot, owner) == size_of::<AmdQueue>());
+};
+
+struct Arena {
+    base: usize,
+    free: Mutex<(usize, Vec<usize>)>,
+}
+
+static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
+
+fn arena() -> Option<&'static Arena> {
+    ARENA
+        .get_or_init(|| {
+            sys::map_forever(MAX_QUEUES * SLOT).map(|p| Arena { base: p as usize, free: Mutex::new((0, Vec::new())) })
+        })
+        .as_ref()
+}
+
+fn slot_at(a: &Arena, idx: usize) -> &'static QueueSlot {
+    debug_assert!(idx < MAX_QUEUES);
+    // SAFETY: the arena is a never-unmapped read-write mapping of
+    // MAX_QUEUES * SLOT bytes; idx < MAX_QUEUES (checked by callers); the mapping
+    // is page aligned and SLOT is a multiple of QueueSlot's alignment. QueueSlot
+    // is only atomics and padding, valid for any bytes including the initial zeros.
+    unsafe { &*((a.base + idx * SLOT) as *const QueueSlot) }
+}
+
+/// The live queue whose `hsa_queue_t*` is `ptr`, or `None`.
+#[inline]
+pub fn lookup(ptr: u64) -> Option<&'static VirtualQueue> {
+    let a = arena()?;
+    let off = (ptr as usize).checked_sub(a.base)?;
+    if off % SLOT != 0 || off / SLOT >= MAX_QUEUES {
+        return None;
+    }
+    lookup_index(off / SLOT)
+}
+
+/// The live queue in arena slot `idx`.
+#[inline]
+pub fn lookup_index(idx: usize) -> Option<&'static VirtualQueue> {
+    let a = arena()?;
+    if idx >= MAX_QUEUES {
+        return None;
+    }
+    let p = slot_at(a, idx).owner.load(Ordering::Acquire);
+    // SAFETY: a non-null owner was published (Release) from a leaked Box in
+    // `create`, and VirtualQueue objects are never freed, so the reference is
+    // valid for 'static. Destroyed queues are marked dead, not freed.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// The ring: `size` 64-byte slots of host memory.
+struct Ring {
+    base: usize,
+    size: u64,
+    bytes: usize,
+}
+
+/// Counters the exit summary reports.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Counts {
+    pub validated: u64,
+    pub rejected: u64,
+    pub barriers: u64,
+    pub stalls: u64,
+}
+
+struct DrainSide {
+    state: QueueState,
+    producer: Option<QueueProducer>,
+    counts: Counts,
+    ring: Option<Ring>,
+}
+
+/// A queue owned by the virtual runtime.
+pub struct VirtualQueue {
+    pub slot: &'static QueueSlot,
+    pub arena_index: usize,
+    pub queue_id: u64,
+    pub agent_index: u32,
+    pub doorbell: u64,
+    pending: AtomicU64,
+    dead: AtomicBool,
+    blocked: AtomicBool,
+    drain: Mutex<DrainSide>,
+}
+
+/// What the runtime supplies to every queue's drain.
+pub struct DrainContext {
+    pub processor: Processor,
+}
+
+static NEXT_QUEUE_ID: AtomicU64 = AtomicU64::new(0);
+/// Queues whose last drain stopped at an unsatisfied barrier.
+static BLOCKED: Mutex<Vec<&'static VirtualQueue>> = Mutex::new(Vec::new());
+/// Number of entries in BLOCKED (read without the lock).
+pub static BLOCKED_COUNT: AtomicU32 = AtomicU32::new(0);
+/// Counts of destroyed queues, folded in at destroy.
+static RETIRED: Mutex<Counts> = Mutex::new(Counts { validated: 0, rejected: 0, barriers: 0, stalls: 0 });
+
+/// Why queue creation failed.
+#[derive(Debug)]
+pub enum CreateError {
+    OutOfQueues,
+    OutOfMemory,
+    OutOfSignals,
+}
+
+/// Create a queue of `size` slots (a power of two, already validated).
+pub fn create(
+    size: u32,
+    queue_type: u32,
+    agent_index: u32,
+    producer: impl FnOnce(u64) -> Option<QueueProducer>,
+) -> Result<&'static VirtualQueue, CreateError> {
+    let a = arena().ok_or(CreateError::OutOfMemory)?;
+    let bytes = size as usize * 64;
+    let ring_ptr = sys::map(bytes).ok_or(CreateError::OutOfMemory)?;
+    let ring = Ring { base: ring_ptr as usize, size: size as u64, bytes };
+    // Every header starts INVALID so an unpublished slot is never taken for a packet.
+    for i in 0..size as u64 {
+        ring_header(&ring, i).store(PacketType::INVALID.0 as u32, Ordering::Relaxed);
+    }
+    let Some(doorbell) = signals::create(0) else {
+        // SAFETY: the ring was just mapped by us and is not shared yet.
+        unsafe { sys::unmap(ring_ptr, bytes) };
+        return Err(CreateError::OutOfSignals);
+    };
+    let idx = {
+        let mut f = a.free.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = f.1.pop() {
+            Some(i)
+        } else if f.0 < MAX_QUEUES {
+            f.0 += 1;
+            Some(f.0 - 1)
+        } else {
+            None
+        }
+    };
+    let Some(idx) = idx else {
+        signals::destroy(doorbell);
+        // SAFETY: as above, the ring is still private to this function.
+        unsafe { sys::unmap(ring_ptr, bytes) };
+        return Err(CreateError::OutOfQueues);
+    };
+    let slot = slot_at(a, idx);
+    let queue_id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
+    slot.hsa_type.store(queue_type, Ordering::Relaxed);
+    slot.features.store(crate::abi::queue_feature::KERNEL_DISPATCH, Ordering::Relaxed);
+    slot.base_address.store(ring.base as u64, Ordering::Relaxed);
+    slot.doorbell_signal.store(doorbell, Ordering::Relaxed);
+    slot.size.store(size, Ordering::Relaxed);
+    slot.reserved1.store(0, Ordering::Relaxed);
+    slot.id.store(queue_id, Ordering::Relaxed);
+    slot.write_dispatch_id.store(0, Ordering::Relaxed);
+    slot.read_dispatch_id.store(0, Ordering::Relaxed);
+    let q: &'static VirtualQueue = Box::leak(Box::new(VirtualQueue {
+        slot,
+        arena_index: idx,
+        queue_id,
+        agent_index,
+        doorbell,
+        pending: AtomicU64::new(0),
+        dead: AtomicBool::new(false),
+        blocked: AtomicBool::new(false),
+        drain: Mutex::new(DrainSide {
+            state: QueueState::default(),
+            producer: producer(queue_id),
+            counts: Counts::default(),
+            ring: Some(ring),
+        }),
+    }));
+    slot.owner.store(q as *const VirtualQueue as *mut VirtualQueue, Ordering::Release);
+    if let Some(db) = signals::lookup(doorbell) {
+        db.queue_ptr.store(slot as *const QueueSlot as u64, Ordering::Relaxed);
+        db.doorbell_queue.store(idx as u32 + 1, Ordering::Release);
+    }
+    Ok(q)
+}
+
+fn ring_header(ring: &Ring, index: u64) -> &AtomicU32 {
+    let off = ((index & (ring.size - 1)) * 64) as usize;
+    // SAFETY: off + 4 <= ring.bytes because the slot index is masked to
+    // size - 1 and each slot is 64 bytes; the ring is mapped read-write while
+    // `ring` exists (it is only unmapped with the drain lock held, after which
+    // no Ring value remains); 64-byte slots keep the word 4-byte aligned. The
+    // producer writes this word with 32-bit atomic stores (`header | setup<<16`).
+    unsafe { &*((ring.base + off) as *const AtomicU32) }
+}
+
+impl QueueMemory for (&VirtualQueue, &Ring) {
+    #[inline]
+    fn size(&self) -> u64 {
+        self.1.size
+    }
+    #[inline]
+    fn load_write_index(&self) -> u64 {
+        // Acquire: pairs with the producer's release on write_index.
+        self.0.slot.write_dispatch_id.load(Ordering::Acquire)
+    }
+    #[inline]
+    fn load_header(&self, index: u64) -> u16 {
+        // Acquire: pairs with the producer's release store of header|setup, so
+        // the packet body written before it is visible to `read_packet`.
+        ring_header(self.1, index).load(Ordering::Acquire) as u16
+    }
+    #[inline]
+    fn read_packet(&self, index: u64) -> [u8; 64] {
+        let off = ((index & (self.1.size - 1)) * 64) as usize;
+        let mut out = [0u8; 64];
+        // SAFETY: the 64 bytes at off are inside the ring mapping (masked index).
+        // They were published by the producer's release store of the header,
+        // which our preceding acquire load of that header synchronised with; the
+        // producer does not write a slot again until read_index passes it. We
+        // copy the bytes out before parsing, never forming a reference into
+        // memory the producer owns.
+        unsafe { std::ptr::copy_nonoverlapping((self.1.base + off) as *const u8, out.as_mut_ptr(), 64) };
+        out
+    }
+    #[inline]
+    fn store_header(&self, index: u64, header: u16) {
+        // Release: the slot is handed back to the producer.
+        ring_header(self.1, index).store(header as u32, Ordering::Release);
+    }
+    #[inline]
+    fn store_read_index(&self, value: u64) {
+        // Release: the producer's queue-full check reads it with acquire.
+        self.0.slot.read_dispatch_id.store(value, Ordering::Release);
+    }
+}
+
+/// Signals as seen by the processor.
+pub struct RuntimeSignals;
+
+impl SignalOps for RuntimeSignals {
+    #[inline]
+    fn is_valid(&self, handle: u64) -> bool {
+        signals::lookup(handle).is_some()
+    }
+    #[inline]
+    fn load(&self, handle: u64) -> i64 {
+        signals::lookup(handle).map_or(0, |s| s.value.load(Ordering::Acquire))
+    }
+    #[inline]
+    fn complete(&self, handle: u64) {
+        if let Some(s) = signals::lookup(handle) {
+            signals::complete(s, sys::now_ns());
+        }
+    }
+}
+
+struct Sink<'a> {
+    producer: Option<&'a mut QueueProducer>,
+    counts: &'a mut Counts,
+    tid: u32,
+}
+
+impl RecordSink for Sink<'_> {
+    #[inline]
+    fn record(&mut self, rec: &PacketRecord) {
+        let ty = rec.raw[0];
+        if ty == PacketType::BARRIER_AND.0 || ty == PacketType::BARRIER_OR.0 {
+            self.counts.barriers += 1;
+        } else if rec.status == Status::Validated {
+            self.counts.validated += 1;
+        }
+        if rec.status == Status::Rejected {
+            self.counts.rejected += 1;
+        }
+        if let Some(p) = self.producer.as_deref_mut() {
+            p.push(rec);
+        }
+    }
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        sys::now_ns()
+    }
+    #[inline]
+    fn thread_id(&self) -> u32 {
+        self.tid
+    }
+}
+
+impl VirtualQueue {
+    /// A doorbell store: make sure the queue gets drained.
+    pub fn kick(&'static self, ctx: &DrainContext) {
+        if self.pending.fetch_add(1, Ordering::AcqRel) != 0 {
+            return; // the current drainer will see our packets on its next pass
+        }
+        let mut outcome;
+        loop {
+            let seen = self.pending.load(Ordering::Acquire);
+            outcome = self.drain_once(ctx);
+            if self.pending.compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                break;
+            }
+        }
+        if let Some(DrainOutcome::BlockedOnBarrier { .. }) = outcome {
+            self.register_blocked();
+        }
+    }
+
+    fn drain_once(&'static self, ctx: &DrainContext) -> Option<DrainOutcome> {
+        if self.dead.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut guard = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        let side = &mut *guard;
+        let ring = side.ring.as_ref()?;
+        let stalls_before = side.state.stalls;
+        let mut sink = Sink { producer: side.producer.as_mut(), counts: &mut side.counts, tid: sys::gettid() };
+        let outcome = ctx.processor.drain(&mut side.state, self.queue_id, &(self, ring), &RuntimeSignals, &mut sink);
+        if side.state.stalls != stalls_before {
+            side.counts.stalls = side.state.stalls;
+            tracing::debug!(queue = self.queue_id, ?outcome, "drain stopped at a slot whose type is still INVALID");
+        }
+        Some(outcome)
+    }
+
+    fn register_blocked(&'static self) {
+        if !self.blocked.swap(true, Ordering::AcqRel) {
+            BLOCKED.lock().unwrap_or_else(|e| e.into_inner()).push(self);
+            BLOCKED_COUNT.fetch_add(1, Ordering::SeqCst);
+        }
+        super::events::wake();
+    }
+
+    /// Current counters.
+    pub fn counts(&self) -> Counts {
+        self.drain.lock().unwrap_or_else(|e| e.into_inner()).counts
+    }
+
+    /// Destroy: unpublish, wait out any drain in flight, release the ring.
+    pub fn destroy(&'static self) {
+        if self.dead.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if let Some(a) = arena() {
+            slot_at(a, self.arena_index).owner.store(std::ptr::null_mut(), Ordering::Release);
+        }
+        if let Some(db) = signals::lookup(self.doorbell) {
+            db.doorbell_queue.store(0, Ordering::Release);
+        }
+        signals::destroy(self.doorbell);
+        let mut side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ring) = side.ring.take() {
+            // SAFETY: the drain lock is held and `dead` is set, so no drain can
+            // be using the ring, and `ring` (the only record of the mapping) was
+            // just taken out. The program must not touch the ring after
+            // hsa_queue_destroy, as HSA requires.
+            unsafe { sys::unmap(ring.base as *mut u8, ring.bytes) };
+        }
+        let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+        r.validated += side.counts.validated;
+        r.rejected += side.counts.rejected;
+        r.barriers += side.counts.barriers;
+        r.stalls += side.counts.stalls;
+        if let Some(p) = side.producer.take() {
+            drop(p);
+        }
+        drop(side);
+        if let Some(a) = arena() {
+            a.free.lock().unwrap_or_else(|e| e.into_inner()).1.push(self.arena_index);
+        }
+    }
+}
+
+/// Re-drain every queue blocked on a barrier. Called by the event thread.
+/// Returns true if any queue was blocked.
+pub fn retry_blocked(ctx: &DrainContext) -> bool {
+    if BLOCKED_COUNT.load(Ordering::SeqCst) == 0 {
+        return false;
+    }
+    let list: Vec<&'static VirtualQueue> = {
+        let mut b = BLOCKED.lock().unwrap_or_else(|e| e.into_inner());
+        BLOCKED_COUNT.store(0, Ordering::SeqCst);
+        std::mem::take(&mut *b)
+    };
+    for q in &list {
+        q.blocked.store(false, Ordering::Release);
+        q.kick(ctx);
+    }
+    !list.is_empty()
+}
+
+/// Totals over every queue, live and destroyed.
+pub fn total_counts() -> Counts {
+    let mut t = *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    for i in 0..MAX_QUEUES {
+        if let Some(q) = lookup_index(i) {
+            let c = q.counts();
+            t.validated += c.validated;
+            t.rejected += c.rejected;
+            t.barriers += c.barriers;
+            t.stalls += c.stalls;
+        }
+    }
+    t
+}
+
+/// Handle a store to `slot` if it is a doorbell. Returns true if it was.
+#[inline]
+pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
+    let q = slot.doorbell_queue.load(Ordering::Acquire);
+    if q == 0 {
+        return false;
+    }
+    if let Some(vq) = lookup_index(q as usize - 1) {
+        vq.kick(ctx);
+    }
+    true
+}

@@ -1,0 +1,99 @@
+//! Thin, argued wrappers over the few syscalls the runtime needs: a monotonic
+//! clock, futex wait/wake, anonymous mappings, the thread id.
+
+use std::sync::atomic::AtomicU32;
+
+/// Monotonic time in ns: the runtime's 1 GHz timestamp domain.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Wall-clock time in ns since the Unix epoch (capture header only).
+pub fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// The calling thread's OS id.
+pub fn gettid() -> u32 {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+}
+
+/// Sleep while `*word == expected`, for at most `timeout_ns`.
+pub fn futex_wait(word: &AtomicU32, expected: u32, timeout_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `word` is a live, 4-byte aligned AtomicU32 for the duration of the
+    // call; the kernel only reads it. `ts` is a valid relative timeout. Spurious
+    // returns (EINTR, EAGAIN, ETIMEDOUT) are fine: every caller re-checks its
+    // condition in a loop.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
+/// Wake every thread sleeping on `word`.
+pub fn futex_wake_all(word: &AtomicU32) {
+    // SAFETY: `word` is a live AtomicU32; FUTEX_WAKE only uses its address as a key.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
+    }
+}
+
+/// Reserve `len` bytes of zero-filled, read-write anonymous memory that is never
+/// unmapped. Pages are only backed once touched (MAP_NORESERVE).
+pub fn map_forever(len: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous private mapping with a null hint has no preconditions;
+    // the result is checked against MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED { None } else { Some(p as *mut u8) }
+}
+
+/// Map `len` bytes of zero-filled memory that may later be released with [`unmap`].
+pub fn map(len: usize) -> Option<*mut u8> {
+    map_forever(len)
+}
+
+/// Release a mapping made by [`map`].
+///
+/// # Safety
+/// `ptr`/`len` must be exactly a mapping returned by [`map`], and nothing may
+/// access it afterwards.
+pub unsafe fn unmap(ptr: *mut u8, len: usize) {
+    // SAFETY: the caller guarantees ptr/len name one of our mappings that is no
+    // longer referenced.
+    unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
+}
+
+/// The process id.
+pub fn getpid() -> u32 {
+    std::process::id()
+}
