@@ -1,1 +1,263 @@
-//! (skeleton)
+//! The versioned binary capture format: a background writer that never drops a
+//! record, and a bounded reader that never panics.
+//!
+//! Why it exists: every AQL packet a program submits is observed once, on the
+//! doorbell path, and must end up in a file that outlives the process. The
+//! doorbell path only copies a fixed-size [`PacketRecord`] into a per-queue
+//! single-producer ring ([`QueueProducer::push`]); one writer thread polls the
+//! rings, encodes frames and writes them (see [`writer`]).
+//!
+//! How it fails: the writer never drops a record. When it falls behind, producers
+//! wait. An I/O error is kept and reported by [`CaptureWriter::finish`]; the
+//! writer keeps draining so producers never block on a dead disk. The reader
+//! treats a file cut at any byte as an incomplete capture (every complete record
+//! is recovered) and anything else that is wrong as a [`CaptureError`] naming
+//! the byte offset. The byte layout and the versioning rules are in
+//! `docs/CAPTURE_FORMAT.md`.
+//!
+//! [`PacketRecord`]: crate::aql::PacketRecord
+
+pub mod format;
+mod reader;
+mod ring;
+mod writer;
+
+pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
+pub use writer::{CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions};
+
+use std::path::PathBuf;
+
+use crate::abi::PacketType;
+use crate::aql::{PacketRecord, ReasonSet, Status};
+
+/// What the capture's first frame says about the process.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CaptureHeader {
+    pub pid: u32,
+    /// Wall-clock start of the capture, ns since the Unix epoch.
+    pub start_unix_ns: u64,
+    /// The runtime mode in effect (`virtual`, `intercept`, `observe`).
+    pub mode: String,
+    pub agents: Vec<AgentDesc>,
+}
+
+/// One agent the runtime exposed.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AgentDesc {
+    /// The index queues refer to ([`QueueInfo::agent_index`]).
+    pub index: u32,
+    pub kind: AgentKind,
+    pub name: String,
+    /// Target id such as `gfx90a`; `None` for CPU agents.
+    pub target: Option<String>,
+}
+
+/// Agent kind, stored as a byte (0 CPU, 1 GPU).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AgentKind {
+    Cpu = 0,
+    Gpu = 1,
+}
+
+/// Where a dispatch's kernarg pointer points, decided on the writer thread.
+/// Stored as a byte; only meaningful for kernel dispatch packets (other packet
+/// types are stored as `Null`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum KernargClass {
+    /// The kernarg address is 0.
+    Null = 0,
+    /// Memory the shim allocated.
+    Softgpu = 1,
+    /// Anything else; never dereferenced.
+    ForeignOpaque = 2,
+}
+
+impl KernargClass {
+    /// The JSONL `kernarg_class` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernargClass::Null => "null",
+            KernargClass::Softgpu => "softgpu",
+            KernargClass::ForeignOpaque => "foreign_opaque",
+        }
+    }
+    pub fn from_u8(v: u8) -> Option<KernargClass> {
+        match v {
+            0 => Some(KernargClass::Null),
+            1 => Some(KernargClass::Softgpu),
+            2 => Some(KernargClass::ForeignOpaque),
+            _ => None,
+        }
+    }
+}
+
+/// A queue as registered with the writer (one Queue frame).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct QueueInfo {
+    pub queue_id: u64,
+    pub agent_index: u32,
+    /// Slots in the queue's ring.
+    pub ring_size: u32,
+    /// When the queue was created (the runtime's ns clock).
+    pub created_ns: u64,
+}
+
+/// One code object's symbol table: `(kernel_object address, symbol name)`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CodeObject {
+    /// Writer-assigned, from 0, in registration order.
+    pub id: u64,
+    pub symbols: Vec<(u64, String)>,
+}
+
+/// One observed packet as read back from a capture.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CapturedRecord {
+    /// Capture-wide sequence number, from 0, in push order.
+    pub seq: u64,
+    pub queue_id: u64,
+    pub packet_index: u64,
+    pub raw: [u8; 64],
+    pub status: Status,
+    pub kernarg_class: KernargClass,
+    pub reasons: ReasonSet,
+    pub observed_ns: u64,
+    pub done_ns: u64,
+    pub thread: u32,
+    /// Byte offset of this record's frame in the file.
+    pub offset: u64,
+}
+
+impl CapturedRecord {
+    /// The record as the processor produced it (without seq, class and offset).
+    pub fn packet_record(&self) -> PacketRecord {
+        PacketRecord {
+            queue_id: self.queue_id,
+            packet_index: self.packet_index,
+            raw: self.raw,
+            status: self.status,
+            reasons: self.reasons,
+            observed_ns: self.observed_ns,
+            done_ns: self.done_ns,
+            thread: self.thread,
+        }
+    }
+    /// The packet type from the header's low byte.
+    pub fn packet_type(&self) -> PacketType {
+        PacketType(self.raw[0])
+    }
+    /// Whether this is a barrier-AND or barrier-OR packet.
+    pub fn is_barrier(&self) -> bool {
+        is_barrier_type(self.packet_type())
+    }
+}
+
+fn is_barrier_type(t: PacketType) -> bool {
+    t == PacketType::BARRIER_AND || t == PacketType::BARRIER_OR
+}
+
+/// The counts a capture ends with, and how they are defined.
+///
+/// - `records`: Packet frames (one per observed packet, any type, any status).
+/// - `validated` / `rejected`: records by status; `validated + rejected == records`.
+/// - `barriers`: records of type barrier-AND or barrier-OR, whatever their status
+///   (a rejected barrier counts in `rejected` and in `barriers`).
+/// - `dispatches_validated`: validated records that are not barriers. This is the
+///   `N` of the exit summary's "N dispatches validated".
+#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
+pub struct Counts {
+    pub records: u64,
+    pub validated: u64,
+    pub rejected: u64,
+    pub barriers: u64,
+    pub dispatches_validated: u64,
+}
+
+impl Counts {
+    /// Count one record (type from the header's low byte).
+    pub fn add(&mut self, status: Status, packet_type: PacketType) {
+        self.records += 1;
+        let barrier = is_barrier_type(packet_type);
+        match status {
+            Status::Validated => {
+                self.validated += 1;
+                if !barrier {
+                    self.dispatches_validated += 1;
+                }
+            }
+            Status::Rejected => self.rejected += 1,
+        }
+        if barrier {
+            self.barriers += 1;
+        }
+    }
+}
+
+/// The last frame of a finished capture.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Trailer {
+    pub counts: Counts,
+    /// Times a drain stopped at an unpublished slot (from the runtime).
+    pub stalls: u64,
+    /// When the capture was finished (the runtime's ns clock, as passed to `finish`).
+    pub end_ns: u64,
+    pub queues: u32,
+    pub code_objects: u32,
+}
+
+/// What [`CaptureWriter::finish`] reports.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CaptureSummary {
+    pub counts: Counts,
+    pub stalls: u64,
+    pub path: PathBuf,
+}
+
+/// A capture read back by [`read_bytes`] or [`read_file`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Capture {
+    /// `(major, minor)` from the preamble.
+    pub version: (u16, u16),
+    pub header: CaptureHeader,
+    pub queues: Vec<QueueInfo>,
+    pub code_objects: Vec<CodeObject>,
+    /// Sorted by `seq`.
+    pub records: Vec<CapturedRecord>,
+    pub trailer: Option<Trailer>,
+    /// A trailer was read and it agrees with the records.
+    pub complete: bool,
+    /// Where the readable part ends when the file was cut (mid-frame, or a last
+    /// frame whose checksum fails because it was torn); `None` when every byte
+    /// was read.
+    pub truncated_at: Option<u64>,
+    /// Frames of unknown, non-critical kinds that were skipped.
+    pub skipped_frames: u64,
+}
+
+impl Capture {
+    /// Counts recomputed from the records (equal to the trailer's when complete).
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for r in &self.records {
+            c.add(r.status, r.packet_type());
+        }
+        c
+    }
+    /// The symbol name of a kernel object, from the code-object symbol tables.
+    pub fn kernel_symbol(&self, kernel_object: u64) -> Option<&str> {
+        self.code_objects
+            .iter()
+            .flat_map(|co| co.symbols.iter())
+            .find(|(addr, _)| *addr == kernel_object)
+            .map(|(_, name)| name.as_str())
+    }
+    /// The queue registered under `queue_id`.
+    pub fn queue(&self, queue_id: u64) -> Option<&QueueInfo> {
+        self.queues.iter().find(|q| q.queue_id == queue_id)
+    }
+    /// The agent a queue belongs to.
+    pub fn agent_of_queue(&self, queue_id: u64) -> Option<&AgentDesc> {
+        let q = self.queue(queue_id)?;
+        self.header.agents.iter().find(|a| a.index == q.agent_index)
+    }
+}

@@ -1,0 +1,263 @@
+//! The on-disk layout: constants, CRC-32 and frame encoding shared by the
+//! writer and the reader. `docs/CAPTURE_FORMAT.md` describes the same bytes in
+//! prose; keep the two in step.
+//!
+//! Everything is little-endian. A file is a 16-byte preamble followed by frames:
+//!
+//! ```text
+//! preamble: magic[8] = "SGCAP\0\r\n", major u16, minor u16, reserved u32 (0)
+//! frame:    kind u16, len u32, payload[len], crc32 u32 (over kind, len and payload)
+//! ```
+
+/// First eight bytes of every capture. The `\r\n` catches text-mode mangling.
+pub const MAGIC: [u8; 8] = *b"SGCAP\0\r\n";
+/// Bumped only for changes an older reader cannot survive (see the format doc).
+pub const FORMAT_MAJOR: u16 = 1;
+/// Bumped for additive changes: new skippable frame kinds, fields appended to a payload.
+pub const FORMAT_MINOR: u16 = 0;
+/// Bytes before the first frame.
+pub const PREAMBLE_LEN: usize = 16;
+/// `kind u16` + `len u32`.
+pub const FRAME_HEAD_LEN: usize = 6;
+/// The CRC-32 after each payload.
+pub const FRAME_CRC_LEN: usize = 4;
+/// Largest payload a reader accepts. The writer's largest frame (a code object's
+/// symbol table) is kept below this; anything larger is corruption.
+pub const MAX_FRAME_LEN: u32 = 16 << 20;
+
+/// Frame kinds. Kinds with [`KIND_CRITICAL`] set must be understood: a reader
+/// that does not know one stops with an error. Other unknown kinds are skipped.
+pub mod kind {
+    pub const HEADER: u16 = 0x8001;
+    pub const QUEUE: u16 = 0x8002;
+    pub const PACKET: u16 = 0x8003;
+    pub const CODE_OBJECT: u16 = 0x0004;
+    pub const TRAILER: u16 = 0x8005;
+}
+
+/// Bit 15 of a frame kind: "a reader that does not know this kind must stop".
+pub const KIND_CRITICAL: u16 = 0x8000;
+
+/// Fixed payload length of a Packet frame in this version.
+pub const PACKET_PAYLOAD_LEN: usize = 128;
+/// Whole Packet frame on disk.
+pub const PACKET_FRAME_LEN: usize = FRAME_HEAD_LEN + PACKET_PAYLOAD_LEN + FRAME_CRC_LEN;
+/// Fixed payload length of a Queue frame in this version.
+pub const QUEUE_PAYLOAD_LEN: usize = 24;
+/// Fixed payload length of a Trailer frame in this version.
+pub const TRAILER_PAYLOAD_LEN: usize = 64;
+
+/// Human name of a frame kind, for error messages.
+pub fn kind_name(k: u16) -> &'static str {
+    match k {
+        kind::HEADER => "header",
+        kind::QUEUE => "queue",
+        kind::PACKET => "packet",
+        kind::CODE_OBJECT => "code_object",
+        kind::TRAILER => "trailer",
+        _ => "unknown",
+    }
+}
+
+/// The 16-byte preamble of this version.
+pub fn preamble() -> [u8; PREAMBLE_LEN] {
+    let mut p = [0u8; PREAMBLE_LEN];
+    p[..8].copy_from_slice(&MAGIC);
+    p[8..10].copy_from_slice(&FORMAT_MAJOR.to_le_bytes());
+    p[10..12].copy_from_slice(&FORMAT_MINOR.to_le_bytes());
+    p
+}
+
+// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), slicing-by-8.
+const CRC_TABLES: [[u32; 256]; 8] = crc_tables();
+
+const fn crc_tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 256 {
+        let mut s = 1;
+        while s < 8 {
+            let prev = t[s - 1][i];
+            t[s][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// Incremental CRC-32: feed parts with [`Crc32::update`], read with [`Crc32::finish`].
+#[derive(Clone, Copy, Debug)]
+pub struct Crc32(u32);
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Crc32(!0)
+    }
+}
+
+impl Crc32 {
+    pub fn update(&mut self, mut data: &[u8]) {
+        let t = &CRC_TABLES;
+        let mut c = self.0;
+        while data.len() >= 8 {
+            let lo = c ^ u32::from_le_bytes([data[0], data[1], data[2], data[3]]);
+            c = t[7][(lo & 0xff) as usize]
+                ^ t[6][((lo >> 8) & 0xff) as usize]
+                ^ t[5][((lo >> 16) & 0xff) as usize]
+                ^ t[4][(lo >> 24) as usize]
+                ^ t[3][data[4] as usize]
+                ^ t[2][data[5] as usize]
+                ^ t[1][data[6] as usize]
+                ^ t[0][data[7] as usize];
+            data = &data[8..];
+        }
+        for &b in data {
+            c = (c >> 8) ^ t[0][((c ^ b as u32) & 0xff) as usize];
+        }
+        self.0 = c;
+    }
+    pub fn finish(self) -> u32 {
+        !self.0
+    }
+}
+
+/// CRC-32 of one buffer.
+pub fn crc32(data: &[u8]) -> u32 {
+    let mut c = Crc32::default();
+    c.update(data);
+    c.finish()
+}
+
+/// Appends one complete frame (head, payload, CRC) to `out`.
+pub fn push_frame(out: &mut Vec<u8>, kind: u16, payload: &[u8]) {
+    let start = out.len();
+    out.extend_from_slice(&kind.to_le_bytes());
+    // Payloads come from this crate's encoders, all far below MAX_FRAME_LEN.
+    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(payload);
+    let crc = crc32(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// Little-endian payload builder for the variable-length frames.
+#[derive(Default, Debug)]
+pub struct PayloadBuf(pub Vec<u8>);
+
+impl PayloadBuf {
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+    pub fn u16(&mut self, v: u16) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// A string as `len u32` + UTF-8 bytes, cut at `max` bytes (on a char boundary).
+    pub fn str(&mut self, s: &str, max: usize) -> &mut Self {
+        let mut end = s.len().min(max);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let s = &s[..end];
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+}
+
+/// Bounded little-endian cursor over one payload. Every read is checked; a short
+/// read returns `None` and the caller turns it into an error naming the field.
+#[derive(Debug)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Cursor { data, pos: 0 }
+    }
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+    pub fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let s = self.data.get(self.pos..end)?;
+        self.pos = end;
+        Some(s)
+    }
+    pub fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.bytes(N)?.try_into().ok()
+    }
+    pub fn u8(&mut self) -> Option<u8> {
+        Some(self.array::<1>()?[0])
+    }
+    pub fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_le_bytes(self.array()?))
+    }
+    pub fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.array()?))
+    }
+    pub fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.array()?))
+    }
+    /// A `len u32` + bytes string; `None` if short. UTF-8 is checked by the caller.
+    pub fn str_bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.bytes(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_matches_the_standard_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+        let long: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+        let mut inc = Crc32::default();
+        inc.update(&long[..13]);
+        inc.update(&long[13..]);
+        let mut bytewise = !0u32;
+        for &b in &long {
+            bytewise = (bytewise >> 8) ^ CRC_TABLES[0][((bytewise ^ b as u32) & 0xff) as usize];
+        }
+        assert_eq!(inc.finish(), !bytewise);
+    }
+
+    #[test]
+    fn cursor_reads_are_bounded() {
+        let mut c = Cursor::new(&[1, 0, 0, 0, 9]);
+        assert_eq!(c.str_bytes(), Some(&[9u8][..]));
+        assert_eq!(c.u8(), None);
+        let mut c = Cursor::new(&[0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(c.str_bytes(), None);
+    }
+}
