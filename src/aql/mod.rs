@@ -12,14 +12,15 @@
 //! recorded with its reasons, its completion signal is left untouched, and its
 //! slot is still invalidated and `read_index` still advances.
 
+pub mod mock;
 pub mod parse;
 pub mod processor;
 
 pub use parse::{
     DecodedPacket, FenceScopeName, MAX_WORKGROUP_SIZE, ParsedPacket, Reason, ReasonSet,
-    parse_supported_packet,
+    parse_supported_packet, parse_supported_packet_with_limit,
 };
-pub use processor::{DrainOutcome, Processor, QueueState};
+pub use processor::{DoorbellGate, DrainOutcome, INVALID_HEADER, Processor, QueueState};
 
 /// Processing status of one observed packet.
 #[repr(u8)]

@@ -1,12 +1,54 @@
-//! The queue processor. (Interface fixed by the skeleton.)
+//! The queue processor: applies the diagnostic completion contract to the
+//! packets of one queue, in order, each exactly once.
+//!
+//! A [`Processor`] is stateless configuration (the agent's limits); the state
+//! of one queue is a [`QueueState`] that the caller keeps next to the queue.
+//! [`Processor::drain`] runs after a doorbell store and takes every packet in
+//! `[observed_through, write_index)`:
+//!
+//! 1. Acquire-load the slot's header. Type still INVALID: the producer reserved
+//!    the slot but has not published it. Stop ([`DrainOutcome::Stalled`]); the
+//!    producer's own doorbell store will bring us back. No record yet.
+//! 2. Copy the 64 bytes out, then parse and validate the copy, then check the
+//!    signal handles it names against [`SignalOps::is_valid`].
+//! 3. A valid barrier whose dependencies are not yet satisfied: stop
+//!    ([`DrainOutcome::BlockedOnBarrier`]) without a record; the caller drains
+//!    again when a signal changes and the same packet is examined afresh.
+//! 4. Otherwise hand one [`PacketRecord`] to the sink, then (valid packets
+//!    only) decrement the completion signal by one, then set the slot's header
+//!    to INVALID (the value `1`, exactly as a freshly created ring holds), then
+//!    release-store `read_index = index + 1`.
+//!
+//! The record goes to the sink before the signal moves, so anything a woken
+//! waiter does next (including exiting the process) happens after the capture
+//! holds the packet. The slot is invalidated before `read_index` moves, so the
+//! producer can never have rewritten the slot by the time we invalidate it.
+//!
+//! Never blocks, spins, allocates, formats or logs; one drain per queue at a
+//! time is the caller's job ([`DoorbellGate`] is one way to do it).
 
-/// Per-queue processor state.
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::parse::{ParsedPacket, Reason, ReasonSet, header_type, parse_supported_packet_with_limit};
+use super::{MAX_WORKGROUP_SIZE, PacketRecord, QueueMemory, RecordSink, SignalOps, Status};
+use crate::abi::PacketType;
+
+/// The header the processor stores into a slot it has finished with: type
+/// INVALID, every other header bit zero.
+pub const INVALID_HEADER: u16 = PacketType::INVALID.0 as u16;
+
+/// Per-queue processor state. Start from `QueueState::default()`.
 #[derive(Debug, Default)]
 pub struct QueueState {
     /// Next logical index to observe (everything below has its one record).
     pub observed_through: u64,
     /// Times a drain stopped at a slot whose type was still INVALID.
     pub stalls: u64,
+    /// Times a drain stopped at a barrier whose dependencies were unsatisfied.
+    pub barrier_waits: u64,
+    /// When the barrier now waiting at `observed_through` was first observed;
+    /// becomes its record's `observed_ns`, so the record shows the wait.
+    pub pending_observed_ns: Option<u64>,
 }
 
 /// Why a drain returned.
@@ -24,4 +66,226 @@ pub enum DrainOutcome {
 #[derive(Clone, Copy, Debug)]
 pub struct Processor {
     pub max_workgroup_size: u32,
+}
+
+impl Default for Processor {
+    fn default() -> Self {
+        Processor::new(MAX_WORKGROUP_SIZE)
+    }
+}
+
+/// What to do with one published packet.
+enum Verdict {
+    /// Valid and ready: record, then complete this signal (0 = none).
+    Complete { completion_signal: u64 },
+    /// Invalid: record with these reasons; leave every signal alone.
+    Reject(ReasonSet),
+    /// A valid barrier whose dependencies are not satisfied yet.
+    Wait,
+}
+
+impl Processor {
+    /// A processor for an agent whose largest workgroup is `max_workgroup_size`.
+    pub const fn new(max_workgroup_size: u32) -> Self {
+        Processor { max_workgroup_size }
+    }
+
+    /// Process every published packet in `[state.observed_through,
+    /// write_index)` of queue `queue_id`, in order, each exactly once.
+    ///
+    /// `write_index` is loaded once, at the start: packets published later come
+    /// with their own doorbell store and so their own drain.
+    pub fn drain<Q, S, K>(
+        &self,
+        state: &mut QueueState,
+        queue_id: u64,
+        q: &Q,
+        s: &S,
+        sink: &mut K,
+    ) -> DrainOutcome
+    where
+        Q: QueueMemory + ?Sized,
+        S: SignalOps + ?Sized,
+        K: RecordSink + ?Sized,
+    {
+        let write_index = q.load_write_index();
+        let mut thread = None;
+        while state.observed_through < write_index {
+            let index = state.observed_through;
+            // Acquire: pairs with the producer's release store of the header,
+            // so the body copied below is the one it wrote before publishing.
+            let header = q.load_header(index);
+            if header_type(header) == PacketType::INVALID {
+                state.stalls += 1;
+                return DrainOutcome::Stalled { index };
+            }
+            let observed_ns = match state.pending_observed_ns.take() {
+                Some(t) => t,
+                None => sink.now_ns(),
+            };
+            let raw = q.read_packet(index);
+            let (status, reasons, completion_signal) = match self.judge(&raw, s) {
+                Verdict::Wait => {
+                    state.pending_observed_ns = Some(observed_ns);
+                    state.barrier_waits += 1;
+                    return DrainOutcome::BlockedOnBarrier { index };
+                }
+                Verdict::Complete { completion_signal } => {
+                    (Status::Validated, ReasonSet::EMPTY, completion_signal)
+                }
+                Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
+            };
+            let thread = *thread.get_or_insert_with(|| sink.thread_id());
+            let rec = PacketRecord {
+                queue_id,
+                packet_index: index,
+                raw,
+                status,
+                reasons,
+                observed_ns,
+                done_ns: sink.now_ns(),
+                thread,
+            };
+            sink.record(&rec);
+            if completion_signal != 0 {
+                s.complete(completion_signal);
+            }
+            q.store_header(index, INVALID_HEADER);
+            q.store_read_index(index + 1);
+            state.observed_through = index + 1;
+        }
+        DrainOutcome::Idle
+    }
+
+    fn judge<S: SignalOps + ?Sized>(&self, raw: &[u8; 64], s: &S) -> Verdict {
+        let parsed = parse_supported_packet_with_limit(raw, self.max_workgroup_size);
+        let mut reasons = match parsed {
+            Ok(_) => ReasonSet::EMPTY,
+            Err(r) => r,
+        };
+        let ty = header_type(u16::from_le_bytes([raw[0], raw[1]]));
+        let has_completion = matches!(
+            ty,
+            PacketType::KERNEL_DISPATCH
+                | PacketType::BARRIER_AND
+                | PacketType::BARRIER_OR
+                | PacketType::AGENT_DISPATCH
+        );
+        let completion = handle_at(raw, 56);
+        if has_completion && completion != 0 && !s.is_valid(completion) {
+            reasons.insert(Reason::CompletionSignalUnknown);
+        }
+        let is_barrier = matches!(ty, PacketType::BARRIER_AND | PacketType::BARRIER_OR);
+        if is_barrier && deps(raw).any(|h| !s.is_valid(h)) {
+            reasons.insert(Reason::DependencySignalUnknown);
+        }
+        if !reasons.is_empty() {
+            return Verdict::Reject(reasons);
+        }
+        let ready = match parsed {
+            // AND: every non-null dependency is 0 (vacuously true with none).
+            Ok(ParsedPacket::BarrierAnd(_)) => deps(raw).all(|h| s.load(h) == 0),
+            // OR: some non-null dependency is 0; with none at all there is
+            // nothing to wait for, so it is satisfied.
+            Ok(ParsedPacket::BarrierOr(_)) => {
+                let mut any_dep = false;
+                let mut any_zero = false;
+                for h in deps(raw) {
+                    any_dep = true;
+                    if s.load(h) == 0 {
+                        any_zero = true;
+                        break;
+                    }
+                }
+                any_zero || !any_dep
+            }
+            _ => true,
+        };
+        if ready {
+            Verdict::Complete {
+                completion_signal: completion,
+            }
+        } else {
+            Verdict::Wait
+        }
+    }
+}
+
+#[inline]
+fn handle_at(raw: &[u8; 64], off: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&raw[off..off + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The non-null dependency handles of a barrier packet.
+#[inline]
+fn deps(raw: &[u8; 64]) -> impl Iterator<Item = u64> + '_ {
+    (0..5).map(|i| handle_at(raw, 8 + 8 * i)).filter(|&h| h != 0)
+}
+
+/// Decides which of several threads ringing one queue's doorbell drains it,
+/// so that exactly one drain runs at a time and no ring is lost.
+///
+/// `pending` counts rings not yet covered by a drain. The ringer that moves it
+/// from 0 becomes the drainer; everyone else just adds and leaves. The drainer
+/// drains, then subtracts the rings it has covered; if more arrived meanwhile
+/// it drains again. A ring that arrives after the final subtraction finds 0 and
+/// drains itself.
+///
+/// Orderings: every update is `AcqRel`. A producer publishes its packet, then
+/// rings (release); the drainer's next read-modify-write of `pending` sees that
+/// ring and acquires, so the drain that follows sees the published header.
+#[derive(Debug, Default)]
+pub struct DoorbellGate {
+    pending: AtomicU64,
+}
+
+impl DoorbellGate {
+    pub const fn new() -> Self {
+        DoorbellGate {
+            pending: AtomicU64::new(0),
+        }
+    }
+
+    /// Ring: if no drain is running, run `drain` (repeatedly, until no ring is
+    /// left uncovered) on this thread and return `true`; otherwise leave the
+    /// ring for the running drainer and return `false` at once.
+    ///
+    /// `drain` should run [`Processor::drain`] on the queue's state. A drain
+    /// that stops at a stall or barrier is fine: the publish or signal change
+    /// that unblocks it rings again.
+    ///
+    /// If `drain` panics the gate is reopened (the panic propagates), so a
+    /// later ring can drain again.
+    pub fn ring<F: FnMut()>(&self, mut drain: F) -> bool {
+        if self.pending.fetch_add(1, Ordering::AcqRel) != 0 {
+            return false;
+        }
+        let reopen = ReopenOnUnwind(&self.pending);
+        let mut covered = 1;
+        loop {
+            drain();
+            let before = self.pending.fetch_sub(covered, Ordering::AcqRel);
+            if before == covered {
+                core::mem::forget(reopen);
+                return true;
+            }
+            covered = before - covered;
+        }
+    }
+
+    /// Whether no drain is running or owed.
+    pub fn is_idle(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
+    }
+}
+
+/// Resets a gate's counter if its drainer unwinds.
+struct ReopenOnUnwind<'a>(&'a AtomicU64);
+
+impl Drop for ReopenOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
+    }
 }
