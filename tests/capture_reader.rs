@@ -1,0 +1,372 @@
+//! The capture reader: cut files, corrupt files, foreign files, and forward
+//! compatibility with frame kinds it does not know.
+
+use std::path::PathBuf;
+
+use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
+use softgpu_hsa::capture::format::{self, push_frame};
+use softgpu_hsa::capture::{
+    AgentDesc, AgentKind, CaptureErrorKind, CaptureHeader, CaptureWriter, KernargClass, read_bytes,
+    read_file,
+};
+
+fn header() -> CaptureHeader {
+    CaptureHeader {
+        pid: 31337,
+        start_unix_ns: 5,
+        mode: "virtual".into(),
+        agents: vec![AgentDesc {
+            index: 1,
+            kind: AgentKind::Gpu,
+            name: "gfx90a".into(),
+            target: Some("gfx90a".into()),
+        }],
+    }
+}
+
+fn rec(queue_id: u64, i: u64) -> PacketRecord {
+    let mut raw = [0u8; 64];
+    raw[0] = if i % 2 == 0 { 2 } else { 3 };
+    raw[40] = i as u8; // kernarg (dispatches)
+    PacketRecord {
+        queue_id,
+        packet_index: i,
+        raw,
+        status: Status::Validated,
+        reasons: ReasonSet(0),
+        observed_ns: i,
+        done_ns: i + 1,
+        thread: 1,
+    }
+}
+
+/// A small complete capture: 2 queues, one code object, 6 records.
+fn small_capture(name: &str) -> Vec<u8> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.sgcap"));
+    let w = CaptureWriter::create(&path, header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let mut a = w.register_queue(10, 1, 64, 0);
+    let mut b = w.register_queue(11, 1, 64, 0);
+    w.add_code_object(vec![(0x100, "k.kd".into())]);
+    for i in 0..6 {
+        if i % 2 == 0 {
+            a.push(&rec(10, i));
+        } else {
+            b.push(&rec(11, i));
+        }
+    }
+    w.finish(0, 9).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    bytes
+}
+
+/// `(offset, kind, total length)` of every frame.
+fn frames(data: &[u8]) -> Vec<(usize, u16, usize)> {
+    let mut out = Vec::new();
+    let mut pos = format::PREAMBLE_LEN;
+    while pos < data.len() {
+        let kind = u16::from_le_bytes([data[pos], data[pos + 1]]);
+        let len = u32::from_le_bytes(data[pos + 2..pos + 6].try_into().unwrap()) as usize;
+        let total = format::FRAME_HEAD_LEN + len + format::FRAME_CRC_LEN;
+        out.push((pos, kind, total));
+        pos += total;
+    }
+    out
+}
+
+#[test]
+fn a_capture_cut_at_every_byte_recovers_exactly_its_complete_records() {
+    let data = small_capture("cut_everywhere");
+    let fr = frames(&data);
+    let header_end = fr[0].0 + fr[0].2;
+    let full = read_bytes(&data).unwrap();
+    assert!(full.complete);
+    assert_eq!(full.records.len(), 6);
+    for cut in 0..data.len() {
+        let part = &data[..cut];
+        match read_bytes(part) {
+            Err(e) => {
+                assert!(cut < header_end, "cut {cut}: unexpected error {e}");
+                assert!(
+                    matches!(e.kind, CaptureErrorKind::EndsBeforeHeader { .. }),
+                    "cut {cut}: {e}"
+                );
+                assert!(e.to_string().contains("offset"), "{e}");
+            }
+            Ok(cap) => {
+                assert!(cut >= header_end, "cut {cut} before the header end read Ok");
+                assert!(!cap.complete, "cut {cut}");
+                assert!(cap.trailer.is_none());
+                let expect: Vec<_> = full
+                    .records
+                    .iter()
+                    .filter(|r| r.offset as usize + format::PACKET_FRAME_LEN <= cut)
+                    .copied()
+                    .collect();
+                assert_eq!(cap.records, expect, "cut {cut}");
+                // The cut is reported at the start of the frame it falls in.
+                let at_boundary = fr.iter().any(|&(o, _, t)| o + t == cut);
+                if at_boundary {
+                    assert_eq!(cap.truncated_at, None, "cut {cut}");
+                } else {
+                    let start = fr
+                        .iter()
+                        .find(|&&(o, _, t)| o < cut && cut < o + t)
+                        .unwrap()
+                        .0;
+                    assert_eq!(cap.truncated_at, Some(start as u64), "cut {cut}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_a_middle_frame_is_a_checksum_error_at_that_frame() {
+    let data = small_capture("flip");
+    let fr = frames(&data);
+    let &(off, kind, _) = fr
+        .iter()
+        .filter(|f| f.1 == format::kind::PACKET)
+        .nth(2)
+        .unwrap();
+    let mut bad = data.clone();
+    bad[off + 40] ^= 0x10;
+    let e = read_bytes(&bad).unwrap_err();
+    assert_eq!(e.offset(), Some(off as u64));
+    assert!(
+        matches!(e.kind, CaptureErrorKind::ChecksumMismatch { kind: k, .. } if k == kind),
+        "{e}"
+    );
+    assert!(e.to_string().contains(&format!("offset {off}")), "{e}");
+}
+
+#[test]
+fn a_torn_last_frame_reads_as_a_cut_capture() {
+    let data = small_capture("torn");
+    let fr = frames(&data);
+    let &(off, kind, _) = fr.last().unwrap();
+    assert_eq!(kind, format::kind::TRAILER);
+    let mut torn = data.clone();
+    for b in &mut torn[off + 6..] {
+        *b = 0; // what a crash can leave: the length reached disk, the data did not
+    }
+    let cap = read_bytes(&torn).unwrap();
+    assert!(!cap.complete);
+    assert_eq!(cap.truncated_at, Some(off as u64));
+    assert_eq!(cap.records.len(), 6);
+}
+
+#[test]
+fn a_file_that_is_not_a_capture_is_rejected_at_offset_0() {
+    for junk in [
+        &b"hello, world\n"[..],
+        &b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"[..],
+        &b"SGCAQ"[..],
+    ] {
+        let e = read_bytes(junk).unwrap_err();
+        assert_eq!(e.kind, CaptureErrorKind::NotACapture { offset: 0 });
+        assert!(
+            e.to_string().contains("offset 0: not a SoftGPU capture"),
+            "{e}"
+        );
+    }
+    let e = read_bytes(b"").unwrap_err();
+    assert!(matches!(e.kind, CaptureErrorKind::EndsBeforeHeader { .. }));
+}
+
+#[test]
+fn read_file_names_the_file_and_the_offset() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("not-a-capture.txt");
+    std::fs::write(&p, "just text").unwrap();
+    let e = read_file(&p).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("file {}: offset 0: ", p.display())),
+        "{msg}"
+    );
+    let missing = dir.join("does-not-exist.sgcap");
+    let e = read_file(&missing).unwrap_err();
+    assert!(matches!(e.kind, CaptureErrorKind::Io { .. }));
+    assert!(e.to_string().contains("does-not-exist.sgcap"), "{e}");
+}
+
+#[test]
+fn an_unsupported_major_version_is_an_error_and_a_newer_minor_is_read() {
+    let data = small_capture("versions");
+    let mut v2 = data.clone();
+    v2[8] = 2;
+    let e = read_bytes(&v2).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            CaptureErrorKind::UnsupportedVersion { major: 2, .. }
+        ),
+        "{e}"
+    );
+    let mut minor = data.clone();
+    minor[10] = 9;
+    let cap = read_bytes(&minor).unwrap();
+    assert_eq!(cap.version, (1, 9));
+    assert!(cap.complete);
+}
+
+#[test]
+fn an_impossible_frame_length_is_an_error_at_that_frame() {
+    let data = small_capture("length");
+    let fr = frames(&data);
+    let off = fr[3].0;
+    let mut bad = data.clone();
+    bad[off + 2..off + 6].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = read_bytes(&bad).unwrap_err();
+    assert!(
+        matches!(e.kind, CaptureErrorKind::FrameTooLong { offset, .. } if offset == off as u64),
+        "{e}"
+    );
+}
+
+/// `data` with `frame` spliced in after the header frame.
+fn with_frame_after_header(data: &[u8], kind: u16, payload: &[u8]) -> Vec<u8> {
+    let fr = frames(data);
+    let at = fr[0].0 + fr[0].2;
+    let mut out = data[..at].to_vec();
+    push_frame(&mut out, kind, payload);
+    out.extend_from_slice(&data[at..]);
+    out
+}
+
+#[test]
+fn unknown_frame_kinds_are_skipped_unless_critical() {
+    let data = small_capture("unknown_kinds");
+    let base = read_bytes(&data).unwrap();
+    let extra = with_frame_after_header(&data, 0x0077, b"from a newer writer");
+    let cap = read_bytes(&extra).unwrap();
+    assert_eq!(cap.skipped_frames, 1);
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), base.records.len());
+    assert_eq!(
+        cap.records[0].packet_record(),
+        base.records[0].packet_record()
+    );
+
+    let critical = with_frame_after_header(&data, 0x8077, b"must understand");
+    let e = read_bytes(&critical).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            CaptureErrorKind::UnknownCriticalFrame { kind: 0x8077, .. }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_trailer_that_disagrees_with_the_records_is_an_error() {
+    let data = small_capture("mismatch");
+    let fr = frames(&data);
+    let &(off, _, total) = fr.iter().find(|f| f.1 == format::kind::PACKET).unwrap();
+    let mut missing = data[..off].to_vec();
+    missing.extend_from_slice(&data[off + total..]);
+    let e = read_bytes(&missing).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            CaptureErrorKind::TrailerMismatch {
+                field: "records",
+                trailer: 6,
+                counted: 5,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn bytes_after_the_trailer_are_an_error() {
+    let mut data = small_capture("after_trailer");
+    let len = data.len() as u64;
+    push_frame(&mut data, 0x0077, b"late");
+    let e = read_bytes(&data).unwrap_err();
+    assert_eq!(e.kind, CaptureErrorKind::DataAfterTrailer { offset: len });
+}
+
+#[test]
+fn a_packet_frame_before_any_header_is_an_error() {
+    let mut data = format::preamble().to_vec();
+    push_frame(
+        &mut data,
+        format::kind::PACKET,
+        &[0u8; format::PACKET_PAYLOAD_LEN],
+    );
+    let e = read_bytes(&data).unwrap_err();
+    assert!(
+        matches!(e.kind, CaptureErrorKind::MissingHeader { offset: 16, .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn out_of_range_fields_and_short_payloads_are_errors_not_panics() {
+    let data = small_capture("fields");
+    let fr = frames(&data);
+    let &(off, _, total) = fr.iter().find(|f| f.1 == format::kind::PACKET).unwrap();
+    // Re-frame the first packet with a bad status byte and a valid CRC.
+    let mut payload = data[off + 6..off + total - 4].to_vec();
+    payload[88] = 7;
+    let mut bad = data[..off].to_vec();
+    push_frame(&mut bad, format::kind::PACKET, &payload);
+    bad.extend_from_slice(&data[off + total..]);
+    let e = read_bytes(&bad).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            CaptureErrorKind::InvalidValue {
+                field: "packet.status",
+                value: 7,
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let short = with_frame_after_header(&data, format::kind::QUEUE, &[1, 2, 3]);
+    let e = read_bytes(&short).unwrap_err();
+    assert!(
+        matches!(e.kind, CaptureErrorKind::MalformedFrame { .. }),
+        "{e}"
+    );
+
+    // A symbol table claiming 4 billion entries in 12 bytes.
+    let mut co = Vec::new();
+    co.extend_from_slice(&7u64.to_le_bytes());
+    co.extend_from_slice(&u32::MAX.to_le_bytes());
+    let huge = with_frame_after_header(&data, format::kind::CODE_OBJECT, &co);
+    let e = read_bytes(&huge).unwrap_err();
+    assert!(
+        matches!(e.kind, CaptureErrorKind::MalformedFrame { .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn arbitrary_mutations_never_panic() {
+    let data = small_capture("mutations");
+    // A deterministic xorshift walk over single-byte and length mutations.
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..20_000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let mut m = data.clone();
+        let at = (s as usize) % m.len();
+        m[at] = (s >> 32) as u8;
+        let cut = ((s >> 16) as usize) % (m.len() + 1);
+        let _ = read_bytes(&m[..cut]);
+        let _ = read_bytes(&m);
+    }
+}

@@ -1,0 +1,455 @@
+//! The capture writer: round trip through the real writer and reader,
+//! back-pressure, concurrent producers, durability and file mode.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
+use softgpu_hsa::capture::{
+    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, WriterOptions, read_bytes,
+    read_file,
+};
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_writer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("{name}.sgcap"));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+fn header() -> CaptureHeader {
+    CaptureHeader {
+        pid: 4242,
+        start_unix_ns: 1_700_000_000_123_456_789,
+        mode: "virtual".into(),
+        agents: vec![
+            AgentDesc {
+                index: 0,
+                kind: AgentKind::Cpu,
+                name: "cpu".into(),
+                target: None,
+            },
+            AgentDesc {
+                index: 1,
+                kind: AgentKind::Gpu,
+                name: "gfx90a".into(),
+                target: Some("gfx90a".into()),
+            },
+        ],
+    }
+}
+
+/// Kernarg addresses at or above this are "ours".
+const SOFTGPU_BASE: u64 = 0x7000_0000_0000;
+
+fn classify() -> Box<dyn Fn(u64) -> KernargClass + Send + Sync> {
+    Box::new(|a| {
+        if a >= SOFTGPU_BASE {
+            KernargClass::Softgpu
+        } else {
+            KernargClass::ForeignOpaque
+        }
+    })
+}
+
+fn dispatch_raw(i: u64, kernarg: u64) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0..2].copy_from_slice(&(2u16 | (2 << 9) | (2 << 11)).to_le_bytes());
+    b[2..4].copy_from_slice(&1u16.to_le_bytes());
+    b[4..6].copy_from_slice(&64u16.to_le_bytes());
+    b[6..8].copy_from_slice(&1u16.to_le_bytes());
+    b[8..10].copy_from_slice(&1u16.to_le_bytes());
+    b[12..16].copy_from_slice(&(64 * (i as u32 + 1)).to_le_bytes());
+    b[16..20].copy_from_slice(&1u32.to_le_bytes());
+    b[20..24].copy_from_slice(&1u32.to_le_bytes());
+    b[32..40].copy_from_slice(&(0x1000 + i * 64).to_le_bytes());
+    b[40..48].copy_from_slice(&kernarg.to_le_bytes());
+    b[56..64].copy_from_slice(&(0x9000 + i).to_le_bytes());
+    b
+}
+
+fn barrier_raw(kind: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = kind;
+    b[1] = 1; // barrier bit
+    b
+}
+
+fn rec(queue_id: u64, i: u64, raw: [u8; 64], status: Status, reasons: u64) -> PacketRecord {
+    PacketRecord {
+        queue_id,
+        packet_index: i,
+        raw,
+        status,
+        reasons: ReasonSet(reasons),
+        observed_ns: 1000 + i * 10,
+        done_ns: 1005 + i * 10,
+        thread: 77 + queue_id as u32,
+    }
+}
+
+#[test]
+fn records_round_trip_through_the_writer_and_reader() {
+    let path = tmp("round_trip");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    assert_eq!(w.path(), path.as_path());
+    let mut q1 = w.register_queue(1, 1, 256, 111);
+    let mut q2 = w.register_queue(2, 1, 1024, 222);
+    let co = w.add_code_object(vec![
+        (0x1000, "_Z6vecAddPfS_S_i.kd".into()),
+        (0x1040, "plain_kernel.kd".into()),
+    ]);
+    assert_eq!(co, 0);
+    let mut pushed = Vec::new();
+    for i in 0..50u64 {
+        let (q, p) = if i % 3 == 0 {
+            (2, &mut q2)
+        } else {
+            (1, &mut q1)
+        };
+        let r = match i % 5 {
+            0 => rec(q, i, dispatch_raw(i, 0), Status::Validated, 0),
+            1 => rec(
+                q,
+                i,
+                dispatch_raw(i, SOFTGPU_BASE + i),
+                Status::Validated,
+                0,
+            ),
+            2 => rec(q, i, dispatch_raw(i, 0x1234_5678), Status::Rejected, 1 << 4),
+            3 => rec(q, i, barrier_raw(3), Status::Validated, 0),
+            _ => rec(
+                q,
+                i,
+                barrier_raw(5),
+                Status::Rejected,
+                (1 << 17) | (1 << 63),
+            ),
+        };
+        p.push(&r);
+        pushed.push(r);
+    }
+    let summary = w.finish(3, 99_999).unwrap();
+    assert_eq!(summary.path, path);
+    assert_eq!(summary.stalls, 3);
+    assert_eq!(summary.counts.records, 50);
+    assert_eq!(summary.counts.validated, 30);
+    assert_eq!(summary.counts.rejected, 20);
+    assert_eq!(summary.counts.barriers, 20);
+    assert_eq!(summary.counts.dispatches_validated, 20);
+
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.truncated_at, None);
+    assert_eq!(cap.version, (1, 0));
+    assert_eq!(cap.header, header());
+    assert_eq!(cap.queues.len(), 2);
+    assert_eq!(
+        (
+            cap.queues[0].queue_id,
+            cap.queues[0].ring_size,
+            cap.queues[0].created_ns
+        ),
+        (1, 256, 111)
+    );
+    assert_eq!(cap.queues[1].agent_index, 1);
+    assert_eq!(cap.kernel_symbol(0x1000), Some("_Z6vecAddPfS_S_i.kd"));
+    assert_eq!(cap.kernel_symbol(0x1040), Some("plain_kernel.kd"));
+    assert_eq!(cap.kernel_symbol(0x2000), None);
+    assert_eq!(
+        cap.agent_of_queue(2).and_then(|a| a.target.as_deref()),
+        Some("gfx90a")
+    );
+    let t = cap.trailer.unwrap();
+    assert_eq!(
+        (t.stalls, t.end_ns, t.queues, t.code_objects),
+        (3, 99_999, 2, 1)
+    );
+    assert_eq!(t.counts, summary.counts);
+    assert_eq!(cap.counts(), summary.counts);
+
+    assert_eq!(cap.records.len(), pushed.len());
+    for (i, (got, want)) in cap.records.iter().zip(&pushed).enumerate() {
+        assert_eq!(
+            got.seq, i as u64,
+            "single producer thread: seq is push order"
+        );
+        assert_eq!(got.packet_record(), *want);
+        let expect_class = match i % 5 {
+            1 => KernargClass::Softgpu,
+            2 => KernargClass::ForeignOpaque,
+            _ => KernargClass::Null,
+        };
+        assert_eq!(got.kernarg_class, expect_class, "record {i}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn classify_runs_only_for_dispatches_with_a_kernarg_address() {
+    let path = tmp("classify_calls");
+    let calls = Arc::new(AtomicU64::new(0));
+    let c2 = calls.clone();
+    let w = CaptureWriter::create(
+        &path,
+        header(),
+        Box::new(move |_| {
+            c2.fetch_add(1, Ordering::Relaxed);
+            KernargClass::ForeignOpaque
+        }),
+    )
+    .unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    q.push(&rec(1, 0, dispatch_raw(0, 0), Status::Validated, 0));
+    q.push(&rec(1, 1, dispatch_raw(1, 0x40), Status::Validated, 0));
+    let mut b = barrier_raw(3);
+    b[40] = 0xff; // not a kernarg field in a barrier
+    q.push(&rec(1, 2, b, Status::Validated, 0));
+    w.finish(0, 0).unwrap();
+    assert_eq!(calls.load(Ordering::Relaxed), 1);
+    let cap = read_file(&path).unwrap();
+    let classes: Vec<_> = cap.records.iter().map(|r| r.kernarg_class).collect();
+    assert_eq!(
+        classes,
+        [
+            KernargClass::Null,
+            KernargClass::ForeignOpaque,
+            KernargClass::Null
+        ]
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_panicking_classifier_is_recorded_as_foreign_opaque() {
+    let path = tmp("classify_panics");
+    let w = CaptureWriter::create(&path, header(), Box::new(|_| panic!("classifier bug"))).unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    q.push(&rec(1, 0, dispatch_raw(0, 0x40), Status::Validated, 0));
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records[0].kernarg_class, KernargClass::ForeignOpaque);
+    let _ = std::fs::remove_file(&path);
+}
+
+fn tiny(ring_capacity: usize) -> WriterOptions {
+    WriterOptions {
+        ring_capacity,
+        ..WriterOptions::default()
+    }
+}
+
+#[test]
+fn a_slow_writer_makes_producers_wait_and_loses_nothing() {
+    let path = tmp("backpressure_slow");
+    // The classifier runs on the writer thread: sleeping there makes it slow.
+    let slow: Box<dyn Fn(u64) -> KernargClass + Send + Sync> = Box::new(|_| {
+        std::thread::sleep(Duration::from_micros(20));
+        KernargClass::ForeignOpaque
+    });
+    let w = CaptureWriter::create_with(&path, header(), slow, tiny(4)).unwrap();
+    let mut q = w.register_queue(9, 1, 64, 0);
+    let n = 2_000u64;
+    for i in 0..n {
+        q.push(&rec(
+            9,
+            i,
+            dispatch_raw(i, 0x40 + i * 8),
+            Status::Validated,
+            0,
+        ));
+    }
+    let s = w.finish(0, 1).unwrap();
+    assert_eq!(s.counts.records, n);
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    let seqs: Vec<u64> = cap.records.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (0..n).collect::<Vec<_>>());
+    let idx: Vec<u64> = cap.records.iter().map(|r| r.packet_index).collect();
+    assert_eq!(idx, (0..n).collect::<Vec<_>>());
+    assert_eq!(w.discarded(), 0);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_fast_producer_on_a_tiny_ring_loses_nothing() {
+    let path = tmp("backpressure_fast");
+    let w = CaptureWriter::create_with(&path, header(), classify(), tiny(2)).unwrap();
+    let mut q = w.register_queue(3, 1, 64, 0);
+    let n = 100_000u64;
+    for i in 0..n {
+        q.push(&rec(3, i, barrier_raw(3), Status::Validated, 0));
+    }
+    let s = w.finish(0, 1).unwrap();
+    assert_eq!(s.counts.records, n);
+    assert_eq!(s.counts.barriers, n);
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records.len() as u64, n);
+    assert!(
+        cap.records
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.seq == i as u64 && r.packet_index == i as u64)
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn four_concurrent_producers_get_unique_contiguous_seqs() {
+    let path = tmp("four_producers");
+    let w = CaptureWriter::create_with(&path, header(), classify(), tiny(64)).unwrap();
+    let per = 50_000u64;
+    std::thread::scope(|s| {
+        for q in 0..4u64 {
+            let mut p = w.register_queue(100 + q, 1, 128, q);
+            s.spawn(move || {
+                for i in 0..per {
+                    p.push(&rec(100 + q, i, dispatch_raw(i, 0), Status::Validated, 0));
+                }
+            });
+        }
+    });
+    let s = w.finish(0, 1).unwrap();
+    assert_eq!(s.counts.records, 4 * per);
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len() as u64, 4 * per);
+    let mut next: HashMap<u64, u64> = HashMap::new();
+    for (i, r) in cap.records.iter().enumerate() {
+        assert_eq!(r.seq, i as u64, "seq contiguous from 0");
+        let n = next.entry(r.queue_id).or_default();
+        assert_eq!(r.packet_index, *n, "per-queue order follows seq order");
+        *n += 1;
+    }
+    assert_eq!(next.len(), 4);
+    assert!(next.values().all(|&n| n == per));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn the_capture_file_is_created_with_mode_0600() {
+    let path = tmp("mode");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    w.finish(0, 0).unwrap();
+
+    // An existing, more open file is tightened too.
+    std::fs::write(&path, b"old").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    w.finish(0, 0).unwrap();
+    assert!(read_file(&path).unwrap().complete);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn finish_is_idempotent() {
+    let path = tmp("finish_twice");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    q.push(&rec(1, 0, barrier_raw(5), Status::Validated, 0));
+    let a = w.finish(1, 2).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let b = w.finish(7, 8).unwrap();
+    assert_eq!(a, b, "the second call reports the first call's result");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "and writes nothing");
+    assert!(w.flush().is_ok());
+    let cap = read_bytes(&bytes).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.trailer.unwrap().stalls, 1);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn flush_makes_pushed_records_readable_before_finish() {
+    let path = tmp("flush");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    for i in 0..10 {
+        q.push(&rec(1, i, barrier_raw(3), Status::Validated, 0));
+    }
+    w.flush().unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(!cap.complete, "no trailer yet");
+    assert_eq!(
+        cap.truncated_at, None,
+        "every frame written so far is whole"
+    );
+    assert_eq!(cap.records.len(), 10);
+    w.finish(0, 0).unwrap();
+    assert!(read_file(&path).unwrap().complete);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn the_header_is_on_disk_as_soon_as_create_returns() {
+    let path = tmp("header_durable");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.header, header());
+    assert!(cap.records.is_empty() && !cap.complete);
+    drop(w);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn dropping_without_finish_leaves_an_incomplete_capture_with_every_record() {
+    let path = tmp("drop_unfinished");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    for i in 0..100 {
+        q.push(&rec(1, i, barrier_raw(3), Status::Validated, 0));
+    }
+    drop(q);
+    drop(w);
+    let cap = read_file(&path).unwrap();
+    assert!(!cap.complete);
+    assert!(cap.trailer.is_none());
+    assert_eq!(cap.records.len(), 100);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn pushing_into_a_full_ring_after_finish_returns_instead_of_hanging() {
+    let path = tmp("push_after_finish");
+    let w = CaptureWriter::create_with(&path, header(), classify(), tiny(2)).unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    w.finish(0, 0).unwrap();
+    for i in 0..5 {
+        q.push(&rec(1, i, barrier_raw(3), Status::Validated, 0));
+    }
+    assert_eq!(
+        w.discarded(),
+        3,
+        "two fit in the ring, three had nowhere to go"
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_huge_symbol_table_round_trips() {
+    let path = tmp("big_code_object");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let name = "k".repeat(3000);
+    let syms: Vec<(u64, String)> = (0..3000u64)
+        .map(|i| (i * 64, format!("{name}{i}.kd")))
+        .collect();
+    w.add_code_object(syms.clone());
+    w.add_code_object(vec![]);
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.code_objects.len(), 2);
+    assert_eq!(cap.code_objects[0].symbols.len(), 3000);
+    // Names are cut at 4096 bytes; these are shorter.
+    assert_eq!(cap.code_objects[0].symbols, syms);
+    assert!(cap.code_objects[1].symbols.is_empty());
+    let _ = std::fs::remove_file(&path);
+}
