@@ -131,7 +131,11 @@ static inline hsa_status_t sg_pool_cb(hsa_amd_memory_pool_t pool, void *data) {
 /* hsa_init, find the first GPU and CPU agents and the kernarg pool. */
 static inline void sg_init(sg_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);
-    SG_CHECK(hsa_init());
+    hsa_status_t init = hsa_init();
+    SG_EXPECT(init == HSA_STATUS_SUCCESS,
+              "hsa_init() returned status 0x%x. Under SoftGPU it succeeds; 0x1008 usually means the real "
+              "ROCr answered and found no GPU: is LD_PRELOAD set to libsoftgpu_hsa.so, and does it export hsa_init?",
+              (unsigned)init);
     SG_CHECK(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &ctx->timestamp_frequency));
     SG_EXPECT(ctx->timestamp_frequency > 0, "HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY is 0");
     SG_CHECK(hsa_iterate_agents(sg_agent_cb, ctx));

@@ -1,0 +1,976 @@
+//! Raw-HSA C programs run under the shim, checked through the capture.
+//!
+//! Each program in `integration/` is compiled with `cc` against the system HSA
+//! headers and linked against the system `libhsa-runtime64`. It then runs with
+//! `LD_PRELOAD=<target>/libsoftgpu_hsa.so`, so the shim answers every HSA call
+//! (virtual mode: no GPU and no real ROCr needed). Each program checks the
+//! runtime's behaviour itself (signal values, read index, holds) and exits
+//! nonzero on any surprise. This harness then checks what was recorded:
+//! `softgpu inspect --format jsonl` on the capture, record by record, and the
+//! exit summary line on stderr.
+//!
+//! The shim and CLI come from the same target directory as this test binary's
+//! `softgpu` (`CARGO_BIN_EXE_softgpu`). `./scripts/test` runs `cargo build
+//! --release` and then `cargo test --release`, so both are fresh.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A program that has not exited after this long is hung.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhsa-runtime-dev)";
+
+// ---------------------------------------------------------------------------
+// Artifacts and running programs
+// ---------------------------------------------------------------------------
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cli() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_softgpu"))
+}
+
+/// The shim: the cdylib next to the CLI binary (target/release/ under `--release`).
+fn shim() -> PathBuf {
+    let cli = cli();
+    let dir = cli.parent().expect("the CLI path has a directory");
+    let so = dir.join("libsoftgpu_hsa.so");
+    assert!(
+        so.is_file(),
+        "the shim {} does not exist: run `cargo build --release` first \
+         (./scripts/test does), then `cargo test --release`",
+        so.display()
+    );
+    so
+}
+
+fn work_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("integration_raw_hsa")
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Compile `integration/<name>.c` into the work dir; returns the executable.
+fn compile(name: &str) -> PathBuf {
+    assert!(
+        Path::new("/usr/include/hsa/hsa.h").is_file()
+            && Path::new("/usr/include/hsa/hsa_ext_amd.h").is_file(),
+        "HSA headers not found under /usr/include/hsa; {SETUP_HINT}"
+    );
+    let src = repo().join("integration").join(format!("{name}.c"));
+    let exe = work_dir(name).join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(repo().join("integration"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lhsa-runtime64")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}; {SETUP_HINT}"));
+    assert!(
+        out.status.success(),
+        "compiling {} failed:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// One finished run of a program under the shim.
+struct Run {
+    name: String,
+    pid: u32,
+    stdout: String,
+    stderr: String,
+    /// `sg: key=value` lines the program printed.
+    facts: BTreeMap<String, String>,
+    capture: PathBuf,
+    /// JSONL records, in file order.
+    records: Vec<Value>,
+}
+
+impl Run {
+    fn fact(&self, key: &str) -> &str {
+        self.facts
+            .get(key)
+            .unwrap_or_else(|| panic!("{}: the program printed no `sg: {key}=` line", self.name))
+    }
+    fn fact_u64(&self, key: &str) -> u64 {
+        let v = self.fact(key);
+        parse_u64(v).unwrap_or_else(|| panic!("{}: fact {key}={v} is not a number", self.name))
+    }
+    fn context(&self) -> String {
+        format!(
+            "--- {} stdout ---\n{}--- {} stderr ---\n{}--- capture {} ---",
+            self.name,
+            self.stdout,
+            self.name,
+            self.stderr,
+            self.capture.display()
+        )
+    }
+}
+
+/// Compile `name`, run it under the shim, then read its capture back.
+fn run(name: &str) -> Run {
+    let exe = compile(name);
+    let shim = shim();
+    let dir = work_dir(name);
+    let capture = dir.join(format!("{name}.sgcap"));
+    let _ = std::fs::remove_file(&capture);
+    let stdout_path = dir.join("stdout.txt");
+    let stderr_path = dir.join("stderr.txt");
+
+    let mut child = Command::new(&exe)
+        .current_dir(&dir)
+        .env("LD_PRELOAD", &shim)
+        .env("SOFTGPU_CAPTURE", &capture)
+        .env("SOFTGPU_MODE", "virtual")
+        .env("SOFTGPU_SUMMARY", "1")
+        .env("SOFTGPU_LOG", "warn")
+        .env_remove("SOFTGPU_TARGET")
+        .env_remove("SOFTGPU_LOG_FILE")
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).unwrap())
+        .stderr(File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let pid = child.id();
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    let facts = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("sg: "))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut run = Run {
+        name: name.to_string(),
+        pid,
+        stdout,
+        stderr,
+        facts,
+        capture,
+        records: Vec::new(),
+    };
+    match status {
+        None => panic!(
+            "{name} did not exit within {RUN_TIMEOUT:?} under the shim (hung; killed)\n{}",
+            run.context()
+        ),
+        Some(s) if !s.success() => panic!(
+            "{name} failed under the shim ({s}); its own checks say why:\n{}",
+            run.context()
+        ),
+        Some(_) => {}
+    }
+    assert!(
+        !run.stderr.contains("panicked"),
+        "{name}: a panic message reached stderr\n{}",
+        run.context()
+    );
+    assert!(
+        run.capture.is_file(),
+        "{name}: no capture file at SOFTGPU_CAPTURE={}\n{}",
+        run.capture.display(),
+        run.context()
+    );
+    run.records = inspect_jsonl(&run);
+    run
+}
+
+fn inspect_jsonl(run: &Run) -> Vec<Value> {
+    let out = Command::new(cli())
+        .arg("inspect")
+        .arg(&run.capture)
+        .args(["--format", "jsonl"])
+        .output()
+        .expect("cannot run softgpu inspect");
+    assert!(
+        out.status.success(),
+        "softgpu inspect {} --format jsonl exited with {}:\n{}\n{}",
+        run.capture.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        run.context()
+    );
+    String::from_utf8(out.stdout)
+        .expect("inspect prints UTF-8")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("inspect JSONL line {} is not JSON ({e}): {l}", i + 1))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// The exit summary line
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, PartialEq, Eq)]
+struct Summary {
+    validated: u64,
+    rejected: u64,
+    barriers: u64,
+    capture: String,
+}
+
+const SUMMARY_MIDDLE: &str =
+    " dispatches validated (diagnostic_complete_no_execution, not_kernel_success), ";
+
+/// Parse the one exit summary line in `stderr`.
+fn parse_summary(stderr: &str) -> Result<Summary, String> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("softgpu: ") && l.contains(" dispatches validated "))
+        .collect();
+    let line = match lines.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(
+                "no exit summary line (`softgpu: N dispatches validated ...`) on stderr".into(),
+            );
+        }
+        many => {
+            return Err(format!(
+                "{} exit summary lines on stderr, expected one",
+                many.len()
+            ));
+        }
+    };
+    let bad = || format!("malformed exit summary line: {line:?}");
+    let rest = line.strip_prefix("softgpu: ").ok_or_else(bad)?;
+    let (n, rest) = rest.split_once(SUMMARY_MIDDLE).ok_or_else(bad)?;
+    let (m, rest) = rest.split_once(" rejected, ").ok_or_else(bad)?;
+    let (b, path) = rest.split_once(" barriers; capture: ").ok_or_else(bad)?;
+    Ok(Summary {
+        validated: n.parse().map_err(|_| bad())?,
+        rejected: m.parse().map_err(|_| bad())?,
+        barriers: b.parse().map_err(|_| bad())?,
+        capture: path.to_string(),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Expected records
+// ---------------------------------------------------------------------------
+
+/// What one record must say. `None` fields are not checked.
+#[derive(Clone, Debug)]
+struct Want {
+    ty: &'static str,
+    status: &'static str,
+    reasons: Option<Vec<&'static str>>,
+    dims: Option<u64>,
+    grid: Option<[u64; 3]>,
+    workgroup: Option<[u64; 3]>,
+    /// Key of the `sg: kernel_object_N=` fact the record's kernel object must equal.
+    kernel_object: Option<String>,
+    kernarg_class: Option<&'static str>,
+    /// Whether the packet carries a completion signal (a nonzero handle).
+    signal: Option<bool>,
+    header: Option<(bool, &'static str, &'static str)>,
+    segments: Option<(u64, u64)>,
+}
+
+impl Want {
+    fn new(ty: &'static str, status: &'static str) -> Want {
+        Want {
+            ty,
+            status,
+            reasons: None,
+            dims: None,
+            grid: None,
+            workgroup: None,
+            kernel_object: None,
+            kernarg_class: None,
+            signal: None,
+            header: None,
+            segments: None,
+        }
+    }
+    /// A validated dispatch with kernargs from the shim's pool and no findings.
+    fn dispatch(dims: u64, grid: [u64; 3], workgroup: [u64; 3], kobj: usize) -> Want {
+        Want {
+            reasons: Some(vec![]),
+            dims: Some(dims),
+            grid: Some(grid),
+            workgroup: Some(workgroup),
+            kernel_object: Some(format!("kernel_object_{kobj}")),
+            kernarg_class: Some("softgpu"),
+            signal: Some(true),
+            ..Want::new("kernel_dispatch", "validated")
+        }
+    }
+    fn barrier_and() -> Want {
+        Want {
+            reasons: Some(vec![]),
+            header: Some((true, "system", "system")),
+            signal: Some(true),
+            ..Want::new("barrier_and", "validated")
+        }
+    }
+    fn barrier_or() -> Want {
+        Want {
+            reasons: Some(vec![]),
+            header: Some((true, "system", "system")),
+            signal: Some(true),
+            ..Want::new("barrier_or", "validated")
+        }
+    }
+    fn rejected(ty: &'static str, reason: &'static str) -> Want {
+        Want {
+            reasons: Some(vec![reason]),
+            signal: Some(true),
+            ..Want::new(ty, "rejected")
+        }
+    }
+    fn no_signal(mut self) -> Want {
+        self.signal = Some(false);
+        self
+    }
+    fn header(mut self, barrier: bool, acquire: &'static str, release: &'static str) -> Want {
+        self.header = Some((barrier, acquire, release));
+        self
+    }
+    fn geometry(mut self, dims: u64, grid: [u64; 3], workgroup: [u64; 3]) -> Want {
+        self.dims = Some(dims);
+        self.grid = Some(grid);
+        self.workgroup = Some(workgroup);
+        self
+    }
+}
+
+fn parse_u64(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn json_u64(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_str().and_then(parse_u64))
+}
+
+fn json_triple(v: &Value) -> Option<[u64; 3]> {
+    let a = v.as_array()?;
+    if a.len() != 3 {
+        return None;
+    }
+    Some([a[0].as_u64()?, a[1].as_u64()?, a[2].as_u64()?])
+}
+
+/// The header type byte each JSONL `type` name stands for (None: any undefined type).
+fn type_code(name: &str) -> Option<u8> {
+    Some(match name {
+        "vendor_specific" => 0,
+        "invalid" => 1,
+        "kernel_dispatch" => 2,
+        "barrier_and" => 3,
+        "agent_dispatch" => 4,
+        "barrier_or" => 5,
+        _ => return None,
+    })
+}
+
+/// Check every record of `run` against `wants` and the JSONL contract, and the
+/// exit summary against the counts. Panics with every problem found.
+fn check(run: &Run, wants: &[Want]) {
+    let problems = find_problems(run, wants);
+    if !problems.is_empty() {
+        let dump: Vec<String> = run.records.iter().take(40).map(|r| r.to_string()).collect();
+        panic!(
+            "{}: {} problem(s) with the capture:\n  {}\nrecords (first 40):\n{}\n{}",
+            run.name,
+            problems.len(),
+            problems.join("\n  "),
+            dump.join("\n"),
+            run.context()
+        );
+    }
+}
+
+fn find_problems(run: &Run, wants: &[Want]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let recs = &run.records;
+    if recs.len() != wants.len() {
+        problems.push(format!(
+            "{} records in the capture, expected {}",
+            recs.len(),
+            wants.len()
+        ));
+    }
+    let queue_id = run.fact_u64("queue_id");
+
+    // Records in processing order must be the packets in index order, each once.
+    let mut by_seq: Vec<&Value> = recs.iter().collect();
+    by_seq.sort_by_key(|r| r["seq"].as_u64().unwrap_or(u64::MAX));
+    for (i, r) in by_seq.iter().enumerate() {
+        let at = format!("record seq={}", r["seq"]);
+        if r["seq"].as_u64() != Some(i as u64) {
+            problems.push(format!(
+                "{at}: seq should be {i} (0, 1, 2, ... without gaps)"
+            ));
+        }
+        if r["packet_index"].as_u64() != Some(i as u64) {
+            problems.push(format!(
+                "{at}: packet_index {} but the {i}th record processed should be packet {i}",
+                r["packet_index"]
+            ));
+        }
+        if json_u64(&r["queue_id"]) != Some(queue_id) {
+            problems.push(format!(
+                "{at}: queue_id {} , the program's queue is {queue_id}",
+                r["queue_id"]
+            ));
+        }
+        if r["pid"].as_u64() != Some(u64::from(run.pid)) {
+            problems.push(format!(
+                "{at}: pid {} , the program's pid is {}",
+                r["pid"], run.pid
+            ));
+        }
+        check_common(r, &at, &mut problems);
+        if let Some(w) = wants.get(i) {
+            check_want(run, r, w, &at, &mut problems);
+        }
+    }
+
+    // The exit summary agrees with the records and the expectations.
+    let want_validated = wants
+        .iter()
+        .filter(|w| w.ty == "kernel_dispatch" && w.status == "validated")
+        .count() as u64;
+    let want_rejected = wants.iter().filter(|w| w.status == "rejected").count() as u64;
+    let want_barriers = wants
+        .iter()
+        .filter(|w| w.ty == "barrier_and" || w.ty == "barrier_or")
+        .count() as u64;
+    match parse_summary(&run.stderr) {
+        Err(e) => problems.push(e),
+        Ok(s) => {
+            let want = Summary {
+                validated: want_validated,
+                rejected: want_rejected,
+                barriers: want_barriers,
+                capture: run.capture.display().to_string(),
+            };
+            if s != want {
+                problems.push(format!("exit summary says {s:?}, expected {want:?}"));
+            }
+        }
+    }
+    let said = run.facts.get("packets");
+    if said.is_some_and(|n| parse_u64(n) != Some(wants.len() as u64)) {
+        problems.push(format!(
+            "the program says it submitted {} packets; the test expects {}",
+            said.unwrap(),
+            wants.len()
+        ));
+    }
+
+    problems
+}
+
+/// Checks every record must pass, whatever the packet.
+fn check_common(r: &Value, at: &str, problems: &mut Vec<String>) {
+    let status = r["status"].as_str().unwrap_or("");
+    let label = r["label"].as_str().unwrap_or("");
+    match (status, label) {
+        ("validated", "diagnostic_complete_no_execution") | ("rejected", "diagnostic_rejected") => {
+        }
+        _ => problems.push(format!("{at}: status {status:?} with label {label:?}")),
+    }
+    match r["raw"].as_str() {
+        Some(raw)
+            if raw.len() == 128
+                && raw
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+        {
+            let type_byte = u8::from_str_radix(&raw[0..2], 16).unwrap();
+            let ty = r["type"].as_str().unwrap_or("");
+            match type_code(ty) {
+                Some(code) if code != type_byte => problems.push(format!(
+                    "{at}: type {ty:?} but the raw header's type byte is {type_byte}"
+                )),
+                None if ty != "unknown" => problems.push(format!("{at}: unknown type name {ty:?}")),
+                None if type_byte <= 5 => problems.push(format!(
+                    "{at}: type \"unknown\" but the raw header's type byte {type_byte} is defined"
+                )),
+                _ => {}
+            }
+        }
+        _ => problems.push(format!(
+            "{at}: raw is not 128 lower-case hex characters: {}",
+            r["raw"]
+        )),
+    }
+    if !r["reasons"].is_array() {
+        problems.push(format!("{at}: reasons is not a list"));
+    }
+    if status == "rejected" && r["reasons"].as_array().is_some_and(|a| a.is_empty()) {
+        problems.push(format!("{at}: rejected with no reason"));
+    }
+    for f in ["kernel_symbol", "kernel_name"] {
+        // The kernel objects are fake: nothing may be invented for them.
+        if !r[f].is_null() {
+            problems.push(format!(
+                "{at}: {f} is {} for a fake kernel object, expected null",
+                r[f]
+            ));
+        }
+    }
+    if json_u64(&r["completion_signal"]).is_none() {
+        problems.push(format!(
+            "{at}: completion_signal {} is not a hex string",
+            r["completion_signal"]
+        ));
+    }
+    let ty = r["type"].as_str().unwrap_or("");
+    if ty == "kernel_dispatch" {
+        if r["target"].as_str() != Some("gfx90a") {
+            problems.push(format!(
+                "{at}: target {} , expected \"gfx90a\"",
+                r["target"]
+            ));
+        }
+    } else {
+        for f in ["dimensions", "grid", "workgroup"] {
+            if !r[f].is_null() {
+                problems.push(format!(
+                    "{at}: {f} is {} for a {ty} packet, expected null",
+                    r[f]
+                ));
+            }
+        }
+        if !(r["target"].is_null() || r["target"].as_str() == Some("gfx90a")) {
+            problems.push(format!(
+                "{at}: target {} , expected \"gfx90a\" or null",
+                r["target"]
+            ));
+        }
+    }
+}
+
+fn check_want(run: &Run, r: &Value, w: &Want, at: &str, problems: &mut Vec<String>) {
+    let mut expect = |field: &str, ok: bool, want: String| {
+        if !ok {
+            problems.push(format!("{at}: {field} is {}, expected {want}", r[field]));
+        }
+    };
+    expect(
+        "type",
+        r["type"].as_str() == Some(w.ty),
+        format!("{:?}", w.ty),
+    );
+    expect(
+        "status",
+        r["status"].as_str() == Some(w.status),
+        format!("{:?}", w.status),
+    );
+    if let Some(reasons) = &w.reasons {
+        let got: Option<Vec<&str>> = r["reasons"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect());
+        expect(
+            "reasons",
+            got.as_ref() == Some(reasons),
+            format!("{reasons:?}"),
+        );
+    }
+    if let Some(d) = w.dims {
+        expect(
+            "dimensions",
+            r["dimensions"].as_u64() == Some(d),
+            d.to_string(),
+        );
+    }
+    if let Some(g) = w.grid {
+        expect("grid", json_triple(&r["grid"]) == Some(g), format!("{g:?}"));
+    }
+    if let Some(g) = w.workgroup {
+        expect(
+            "workgroup",
+            json_triple(&r["workgroup"]) == Some(g),
+            format!("{g:?}"),
+        );
+    }
+    if let Some(key) = &w.kernel_object {
+        let want = run.fact_u64(key);
+        expect(
+            "kernel_object",
+            json_u64(&r["kernel_object"]) == Some(want),
+            format!("{want:#x} ({key})"),
+        );
+    }
+    if let Some(class) = w.kernarg_class {
+        expect(
+            "kernarg_class",
+            r["kernarg_class"].as_str() == Some(class),
+            format!("{class:?}"),
+        );
+    }
+    match w.signal {
+        Some(false) => expect(
+            "completion_signal",
+            json_u64(&r["completion_signal"]) == Some(0),
+            "0x0 (no signal)".into(),
+        ),
+        Some(true) => expect(
+            "completion_signal",
+            json_u64(&r["completion_signal"]).is_some_and(|s| s != 0),
+            "a nonzero handle".into(),
+        ),
+        None => {}
+    }
+    if let Some((barrier, acq, rel)) = w.header {
+        let h = &r["header"];
+        let ok = h["barrier"].as_bool() == Some(barrier)
+            && h["acquire_fence_scope"].as_str() == Some(acq)
+            && h["release_fence_scope"].as_str() == Some(rel);
+        expect(
+            "header",
+            ok,
+            format!("barrier {barrier}, acquire {acq:?}, release {rel:?}"),
+        );
+    }
+    if let Some((private, group)) = w.segments {
+        expect(
+            "private_segment_size",
+            r["private_segment_size"].as_u64() == Some(private),
+            private.to_string(),
+        );
+        expect(
+            "group_segment_size",
+            r["group_segment_size"].as_u64() == Some(group),
+            group.to_string(),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The programs
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_bundled_example_validates_three_dispatches_and_two_barriers_and_rejects_one_packet() {
+    let run = run("example_vector");
+    let mut wants = vec![
+        Want::dispatch(1, [1024, 1, 1], [256, 1, 1], 0),
+        Want::dispatch(1, [4096, 1, 1], [256, 1, 1], 0).no_signal(),
+        Want::dispatch(3, [64, 64, 4], [8, 8, 4], 1),
+        Want::barrier_and(),
+        Want::rejected("kernel_dispatch", "workgroup_size_zero").geometry(
+            1,
+            [1024, 1, 1],
+            [0, 1, 1],
+        ),
+        Want::barrier_and(),
+    ];
+    wants[2].segments = Some((0, 1024));
+    check(&run, &wants);
+    assert!(
+        run.stdout.contains("c[1] = -1.0"),
+        "the example's output buffer changed, but kernels never run:\n{}",
+        run.context()
+    );
+}
+
+#[test]
+fn valid_dispatches_complete_by_decrementing_their_signal_and_are_recorded_with_their_geometry() {
+    let run = run("dispatch_valid");
+    let mut wants = vec![
+        Want::dispatch(1, [1024, 1, 1], [64, 1, 1], 0).header(true, "system", "system"),
+        Want::dispatch(3, [64, 32, 8], [8, 8, 4], 1).header(false, "agent", "agent"),
+        Want::dispatch(2, [128, 64, 1], [16, 16, 1], 2).header(false, "none", "none"),
+        Want::dispatch(1, [256, 1, 1], [64, 1, 1], 3).no_signal(),
+        Want::dispatch(1, [512, 1, 1], [128, 1, 1], 4),
+        Want::dispatch(1, [64, 1, 1], [64, 1, 1], 5),
+        Want::dispatch(1, [2048, 1, 1], [256, 1, 1], 6),
+    ];
+    // Packet 5's kernargs are malloc'd, not from the shim's pool; whether that
+    // is worth a finding is the validator's call, so its reasons are not checked.
+    wants[5].kernarg_class = Some("foreign_opaque");
+    wants[5].reasons = None;
+    wants[6].segments = Some((256, 4096));
+    check(&run, &wants);
+}
+
+#[test]
+fn barriers_hold_their_queue_until_their_dependencies_are_satisfied() {
+    let run = run("barriers");
+    let wants = vec![
+        Want::barrier_and(),
+        Want::barrier_and(),
+        Want::dispatch(1, [256, 1, 1], [64, 1, 1], 0),
+        Want::barrier_or(),
+        Want::dispatch(1, [512, 1, 1], [64, 1, 1], 1),
+        Want::barrier_and(),
+        Want::barrier_or(),
+    ];
+    check(&run, &wants);
+}
+
+/// The reject table of `integration/rejects.c`, in packet order: JSONL type and reason.
+const REJECTS: &[(&str, &str)] = &[
+    ("kernel_dispatch", "dimensions_out_of_range"),
+    ("kernel_dispatch", "workgroup_size_zero"),
+    ("kernel_dispatch", "grid_size_zero"),
+    ("kernel_dispatch", "unused_dimension_not_one"),
+    ("kernel_dispatch", "workgroup_size_exceeds_max"),
+    ("kernel_dispatch", "setup_reserved_bits_set"),
+    ("kernel_dispatch", "reserved_field_nonzero"),
+    ("kernel_dispatch", "reserved_field_nonzero"),
+    ("kernel_dispatch", "kernel_object_null"),
+    ("kernel_dispatch", "kernel_object_misaligned"),
+    ("kernel_dispatch", "kernarg_address_misaligned"),
+    ("kernel_dispatch", "acquire_fence_scope_invalid"),
+    ("kernel_dispatch", "release_fence_scope_invalid"),
+    ("agent_dispatch", "agent_dispatch_unsupported"),
+    ("vendor_specific", "vendor_specific_unsupported"),
+    ("unknown", "unknown_packet_type"),
+];
+
+#[test]
+fn every_reject_class_is_recorded_with_its_reason_and_leaves_the_completion_signal_untouched() {
+    let run = run("rejects");
+    assert_eq!(
+        run.fact_u64("rejects"),
+        REJECTS.len() as u64,
+        "integration/rejects.c and this test disagree on the reject table"
+    );
+    let mut wants: Vec<Want> = REJECTS
+        .iter()
+        .enumerate()
+        .map(|(i, &(ty, reason))| {
+            assert_eq!(
+                run.fact(&format!("reject_{i}")),
+                reason,
+                "integration/rejects.c packet {i} is not the case this test expects"
+            );
+            Want::rejected(ty, reason)
+        })
+        .collect();
+    // Geometry is decoded even for rejected dispatches.
+    wants[0] = wants[0].clone().geometry(0, [1, 1, 1], [1, 1, 1]);
+    wants[1] = wants[1].clone().geometry(1, [64, 1, 1], [0, 1, 1]);
+    wants[2] = wants[2].clone().geometry(1, [0, 1, 1], [64, 1, 1]);
+    wants[3] = wants[3].clone().geometry(1, [64, 2, 1], [64, 1, 1]);
+    wants[4] = wants[4].clone().geometry(2, [64, 32, 1], [64, 32, 1]);
+    wants[11] = wants[11].clone().header(false, "invalid", "system");
+    wants[12] = wants[12].clone().header(false, "system", "invalid");
+    wants.push(Want::dispatch(1, [64, 1, 1], [64, 1, 1], 0));
+    check(&run, &wants);
+}
+
+#[test]
+fn a_batch_under_one_doorbell_and_a_ring_wrapped_three_times_lose_no_packet() {
+    let run = run("batch_wrap");
+    let batch = run.fact_u64("batch_packets");
+    let wrap = run.fact_u64("wrap_packets");
+    assert_eq!(batch, 8, "the batch phase is 8 packets under one doorbell");
+    assert!(
+        wrap >= 3 * run.fact_u64("queue_size"),
+        "{wrap} packets do not wrap a {}-slot ring three times",
+        run.fact_u64("queue_size")
+    );
+    let total = batch + wrap;
+    let wants: Vec<Want> = (0..total)
+        .map(|k| {
+            let w = Want::dispatch(1, [64 * (k % 16 + 1), 1, 1], [64, 1, 1], (k % 8) as usize);
+            // Only the last packet of each doorbell (the batch, then chunks of 10)
+            // carries a completion signal.
+            let last_of_doorbell =
+                k == batch - 1 || (k >= batch && ((k - batch) % 10 == 9 || k == total - 1));
+            if last_of_doorbell { w } else { w.no_signal() }
+        })
+        .collect();
+    check(&run, &wants);
+}
+
+#[test]
+fn a_slot_published_late_holds_back_later_slots_and_each_packet_is_recorded_once_in_index_order() {
+    let run = run("unpublished");
+    let wants = vec![
+        Want::dispatch(1, [128, 1, 1], [64, 1, 1], 0),
+        Want::dispatch(1, [256, 1, 1], [64, 1, 1], 1),
+        Want::dispatch(1, [64, 1, 1], [64, 1, 1], 2),
+    ];
+    check(&run, &wants);
+}
+
+// ---------------------------------------------------------------------------
+// The harness itself
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_exit_summary_line_is_parsed_field_by_field() {
+    let stderr = "noise\nsoftgpu: 3 dispatches validated (diagnostic_complete_no_execution, \
+                  not_kernel_success), 1 rejected, 2 barriers; capture: /tmp/a b.sgcap\n";
+    assert_eq!(
+        parse_summary(stderr),
+        Ok(Summary {
+            validated: 3,
+            rejected: 1,
+            barriers: 2,
+            capture: "/tmp/a b.sgcap".into()
+        })
+    );
+    assert!(parse_summary("nothing here\n").is_err());
+    assert!(
+        parse_summary("softgpu: x dispatches validated (diagnostic_complete_no_execution, not_kernel_success), 1 rejected, 2 barriers; capture: p\n")
+            .is_err()
+    );
+}
+
+#[test]
+fn every_program_in_the_integration_directory_is_exercised_by_a_test() {
+    let covered = [
+        "example_vector",
+        "dispatch_valid",
+        "barriers",
+        "rejects",
+        "batch_wrap",
+        "unpublished",
+    ];
+    for entry in std::fs::read_dir(repo().join("integration")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "c") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(
+                covered.contains(&stem.as_str()),
+                "integration/{stem}.c has no test in tests/integration_raw_hsa.rs"
+            );
+        }
+    }
+}
+
+/// A record that says exactly what `w` asks for, the way the CLI should print it.
+fn faithful_record(run: &Run, w: &Want, seq: u64) -> Value {
+    let kobj = w
+        .kernel_object
+        .as_ref()
+        .map(|k| run.fact_u64(k))
+        .unwrap_or(0);
+    let is_dispatch = w.ty == "kernel_dispatch";
+    let code = type_code(w.ty).unwrap_or(7);
+    let mut raw = format!("{code:02x}");
+    raw.push_str(&"0".repeat(126));
+    let triple = |t: Option<[u64; 3]>| match t {
+        Some(t) => serde_json::json!(t),
+        None if is_dispatch => serde_json::json!([1, 1, 1]),
+        None => Value::Null,
+    };
+    let (barrier, acq, rel) = w.header.unwrap_or((false, "system", "system"));
+    let (private, group) = w.segments.unwrap_or((0, 0));
+    serde_json::json!({
+        "seq": seq,
+        "pid": run.pid,
+        "queue_id": run.fact_u64("queue_id"),
+        "packet_index": seq,
+        "type": w.ty,
+        "status": w.status,
+        "label": if w.status == "validated" { "diagnostic_complete_no_execution" } else { "diagnostic_rejected" },
+        "reasons": w.reasons.clone().unwrap_or_default(),
+        "header": { "barrier": barrier, "acquire_fence_scope": acq, "release_fence_scope": rel },
+        "dimensions": if is_dispatch { serde_json::json!(w.dims.unwrap_or(1)) } else { Value::Null },
+        "workgroup": triple(w.workgroup),
+        "grid": triple(w.grid),
+        "private_segment_size": private,
+        "group_segment_size": group,
+        "kernel_object": format!("{kobj:#x}"),
+        "kernarg_address": "0x1000",
+        "completion_signal": if w.signal == Some(false) { "0x0" } else { "0x7f0000001000" },
+        "kernarg_class": w.kernarg_class,
+        "kernel_symbol": null,
+        "kernel_name": null,
+        "target": "gfx90a",
+        "raw": raw,
+    })
+}
+
+#[test]
+fn the_record_checker_accepts_a_faithful_capture_and_reports_every_difference() {
+    let mut run = Run {
+        name: "synthetic".into(),
+        pid: 4242,
+        stdout: String::new(),
+        stderr: "softgpu: 1 dispatches validated (diagnostic_complete_no_execution, not_kernel_success), \
+                 1 rejected, 1 barriers; capture: /tmp/synthetic.sgcap\n"
+            .to_string(),
+        facts: [
+            ("queue_id", "7"),
+            ("kernel_object_0", "0x1000"),
+            ("packets", "3"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        capture: PathBuf::from("/tmp/synthetic.sgcap"),
+        records: Vec::new(),
+    };
+    let wants = vec![
+        Want::dispatch(1, [64, 1, 1], [64, 1, 1], 0),
+        Want::barrier_and(),
+        Want::rejected("unknown", "unknown_packet_type"),
+    ];
+    run.records = wants
+        .iter()
+        .enumerate()
+        .map(|(i, w)| faithful_record(&run, w, i as u64))
+        .collect();
+    assert_eq!(find_problems(&run, &wants), Vec::<String>::new());
+
+    // Break three things; all three are reported, each naming its field.
+    run.records[0]["grid"] = serde_json::json!([65, 1, 1]);
+    run.records[1]["label"] = serde_json::json!("diagnostic_rejected");
+    run.records[2]["packet_index"] = serde_json::json!(5);
+    let problems = find_problems(&run, &wants);
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    assert!(problems[0].contains("grid"), "{problems:#?}");
+    assert!(problems[1].contains("label"), "{problems:#?}");
+    assert!(problems[2].contains("packet_index"), "{problems:#?}");
+
+    // A missing record and a wrong summary are reported too.
+    run.records.pop();
+    run.stderr = run.stderr.replace("1 rejected", "0 rejected");
+    let problems = find_problems(&run, &wants);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("2 records in the capture, expected 3")),
+        "{problems:#?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("exit summary")),
+        "{problems:#?}"
+    );
+}
