@@ -96,7 +96,12 @@ impl Config {
             if v == "off" {
                 cfg.capture = CaptureSetting::Off;
             } else if v.is_empty() {
-                bad.push(bad_value("SOFTGPU_CAPTURE", &v, "a file path (with optional %p) or `off`", DEFAULT_CAPTURE));
+                bad.push(bad_value(
+                    "SOFTGPU_CAPTURE",
+                    &v,
+                    "a file path (with optional %p) or `off`",
+                    DEFAULT_CAPTURE,
+                ));
             } else {
                 cfg.capture = CaptureSetting::Path(v);
             }
@@ -107,7 +112,12 @@ impl Config {
                 "virtual" => cfg.mode = Mode::Virtual,
                 "intercept" => cfg.mode = Mode::Intercept,
                 "observe" => cfg.mode = Mode::Observe,
-                _ => bad.push(bad_value("SOFTGPU_MODE", &v, "auto, virtual, intercept, observe", "auto")),
+                _ => bad.push(bad_value(
+                    "SOFTGPU_MODE",
+                    &v,
+                    "auto, virtual, intercept, observe",
+                    "auto",
+                )),
             }
         }
         if let Some(v) = get("SOFTGPU_TARGET") {
@@ -123,7 +133,12 @@ impl Config {
                 cfg.targets = targets;
             } else {
                 let accepted = crate::isa::supported_names().join(", ");
-                bad.push(bad_value("SOFTGPU_TARGET", &v, &format!("comma-separated target ids or aliases: {accepted}"), crate::isa::DEFAULT_TARGET));
+                bad.push(bad_value(
+                    "SOFTGPU_TARGET",
+                    &v,
+                    &format!("comma-separated target ids or aliases: {accepted}"),
+                    crate::isa::DEFAULT_TARGET,
+                ));
             }
         }
         if let Some(v) = get("SOFTGPU_LOG") {
@@ -133,7 +148,12 @@ impl Config {
                 "info" => cfg.log = LogLevel::Info,
                 "debug" => cfg.log = LogLevel::Debug,
                 "trace" => cfg.log = LogLevel::Trace,
-                _ => bad.push(bad_value("SOFTGPU_LOG", &v, "error, warn, info, debug, trace", "warn")),
+                _ => bad.push(bad_value(
+                    "SOFTGPU_LOG",
+                    &v,
+                    "error, warn, info, debug, trace",
+                    "warn",
+                )),
             }
         }
         if let Some(v) = get("SOFTGPU_LOG_FILE") {
@@ -168,7 +188,9 @@ pub fn expand_pid(template: &str, pid: u32) -> String {
 }
 
 fn bad_value(var: &str, value: &str, accepted: &str, default: &str) -> String {
-    format!("softgpu: ignoring {var}={value:?}: accepted values are {accepted}; using the default ({default})")
+    format!(
+        "softgpu: ignoring {var}={value:?}: accepted values are {accepted}; using the default ({default})"
+    )
 }
 
 #[cfg(test)]
@@ -176,7 +198,10 @@ mod tests {
     use super::*;
 
     fn parse(pairs: &[(&str, &str)]) -> (Config, Vec<String>) {
-        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|k| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()))
     }
 
@@ -185,7 +210,10 @@ mod tests {
         let (cfg, bad) = parse(&[]);
         assert!(bad.is_empty());
         assert_eq!(cfg, Config::default());
-        assert_eq!(cfg.capture_path(42).unwrap(), PathBuf::from("softgpu-42.sgcap"));
+        assert_eq!(
+            cfg.capture_path(42).unwrap(),
+            PathBuf::from("softgpu-42.sgcap")
+        );
         assert_eq!(cfg.targets, vec!["gfx90a"]);
     }
 
@@ -198,7 +226,10 @@ mod tests {
     #[test]
     fn percent_p_expands_to_the_pid_everywhere() {
         let (cfg, _) = parse(&[("SOFTGPU_CAPTURE", "/tmp/a-%p/b-%p.sgcap")]);
-        assert_eq!(cfg.capture_path(7).unwrap(), PathBuf::from("/tmp/a-7/b-7.sgcap"));
+        assert_eq!(
+            cfg.capture_path(7).unwrap(),
+            PathBuf::from("/tmp/a-7/b-7.sgcap")
+        );
     }
 
     #[test]
@@ -210,7 +241,9 @@ mod tests {
             ("SOFTGPU_TARGET", "gfx9999"),
         ]);
         assert_eq!(bad.len(), 4);
-        assert!(bad[0].contains("SOFTGPU_MODE") && bad[0].contains("auto, virtual, intercept, observe"));
+        assert!(
+            bad[0].contains("SOFTGPU_MODE") && bad[0].contains("auto, virtual, intercept, observe")
+        );
         assert!(bad[1].contains("SOFTGPU_TARGET") && bad[1].contains("gfx90a"));
         assert!(bad[2].contains("SOFTGPU_LOG"));
         assert!(bad[3].contains("SOFTGPU_SUMMARY"));

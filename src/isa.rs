@@ -51,6 +51,7 @@ pub struct AgentFacts {
     pub max_engine_clock_mhz: Fact,
     pub memory_clock_mhz: Fact,
     pub memory_width_bits: Fact,
+    pub l1_cache_bytes: Fact,
     pub l2_cache_bytes: Fact,
     pub cacheline_bytes: Fact,
     pub chip_id: Fact,
@@ -89,21 +90,78 @@ pub static GFX90A: TargetDescriptor = TargetDescriptor {
     elf_machine: 0x3f,
     product_name: "SoftGPU virtual gfx90a (MI210 model, no execution)",
     facts: AgentFacts {
-        wavefront_size: Fact { value: 64, provenance: AMDGPU_USAGE },
-        lds_bytes_per_workgroup: Fact { value: 65536, provenance: AMDGPU_USAGE },
-        workgroup_max_size: Fact { value: 1024, provenance: AMDGPU_USAGE },
-        workgroup_max_dim: Fact { value: 1024, provenance: AMDGPU_USAGE },
-        compute_units: Fact { value: 104, provenance: MI210 },
-        simds_per_cu: Fact { value: 4, provenance: Provenance::Product("AMD CDNA2 instruction set architecture guide") },
-        max_waves_per_cu: Fact { value: 32, provenance: Provenance::Product("AMD CDNA2 instruction set architecture guide (8 waves per SIMD)") },
-        memory_bytes: Fact { value: 64 << 30, provenance: MI210 },
-        max_engine_clock_mhz: Fact { value: 1700, provenance: MI210 },
-        memory_clock_mhz: Fact { value: 1600, provenance: MI210 },
-        memory_width_bits: Fact { value: 4096, provenance: MI210 },
-        l2_cache_bytes: Fact { value: 8 << 20, provenance: MI210 },
-        cacheline_bytes: Fact { value: 128, provenance: Provenance::Policy("CDNA2 L2 line size is not in a public datasheet; 128 is the conservative value") },
-        chip_id: Fact { value: 0x740f, provenance: Provenance::Product("PCI ID registry: 1002:740f AMD Instinct MI210") },
-        shader_engines: Fact { value: 8, provenance: Provenance::Policy("shader engine count is not published; HIP only displays it") },
+        wavefront_size: Fact {
+            value: 64,
+            provenance: AMDGPU_USAGE,
+        },
+        lds_bytes_per_workgroup: Fact {
+            value: 65536,
+            provenance: AMDGPU_USAGE,
+        },
+        workgroup_max_size: Fact {
+            value: 1024,
+            provenance: AMDGPU_USAGE,
+        },
+        workgroup_max_dim: Fact {
+            value: 1024,
+            provenance: AMDGPU_USAGE,
+        },
+        compute_units: Fact {
+            value: 104,
+            provenance: MI210,
+        },
+        simds_per_cu: Fact {
+            value: 4,
+            provenance: Provenance::Product("AMD CDNA2 instruction set architecture guide"),
+        },
+        max_waves_per_cu: Fact {
+            value: 32,
+            provenance: Provenance::Product(
+                "AMD CDNA2 instruction set architecture guide (8 waves per SIMD)",
+            ),
+        },
+        memory_bytes: Fact {
+            value: 64 << 30,
+            provenance: MI210,
+        },
+        max_engine_clock_mhz: Fact {
+            value: 1700,
+            provenance: MI210,
+        },
+        memory_clock_mhz: Fact {
+            value: 1600,
+            provenance: MI210,
+        },
+        memory_width_bits: Fact {
+            value: 4096,
+            provenance: MI210,
+        },
+        l1_cache_bytes: Fact {
+            value: 16 << 10,
+            provenance: Provenance::Product(
+                "AMD CDNA2 instruction set architecture guide (vector L1 per CU)",
+            ),
+        },
+        l2_cache_bytes: Fact {
+            value: 8 << 20,
+            provenance: MI210,
+        },
+        cacheline_bytes: Fact {
+            value: 128,
+            provenance: Provenance::Policy(
+                "CDNA2 L2 line size is not in a public datasheet; 128 is the conservative value",
+            ),
+        },
+        chip_id: Fact {
+            value: 0x740f,
+            provenance: Provenance::Product("PCI ID registry: 1002:740f AMD Instinct MI210"),
+        },
+        shader_engines: Fact {
+            value: 8,
+            provenance: Provenance::Policy(
+                "shader engine count is not published; HIP only displays it",
+            ),
+        },
     },
     supports_execution: false,
 };

@@ -45,7 +45,9 @@ fn info_result(name: &'static str, attr: u32, r: Result<Info, InfoError>, out: *
         Ok(i) => write_info(out, &i),
         Err(InfoError::BadHandle) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         Err(InfoError::Unsupported) | Err(InfoError::Special) => {
-            tracing::warn!("softgpu: {name}: attribute {attr:#x} is not answered by the virtual runtime; returning HSA_STATUS_ERROR_INVALID_ARGUMENT");
+            tracing::warn!(
+                "softgpu: {name}: attribute {attr:#x} is not answered by the virtual runtime; returning HSA_STATUS_ERROR_INVALID_ARGUMENT"
+            );
             Err(HsaStatus::ERROR_INVALID_ARGUMENT)
         }
     }
@@ -56,23 +58,25 @@ fn rt() -> Result<&'static runtime::Runtime, HsaStatus> {
 }
 
 fn agent_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<AgentKind, HsaStatus> {
-    rt.topo.agent(a.handle).ok_or(HsaStatus::ERROR_INVALID_AGENT)
+    rt.topo
+        .agent(a.handle)
+        .ok_or(HsaStatus::ERROR_INVALID_AGENT)
 }
 
 // ---------------------------------------------------------------- lifecycle
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_init() -> u32 {
+pub unsafe extern "C" fn hsa_init() -> u32 {
     status("hsa_init", runtime::init)
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_shut_down() -> u32 {
+pub unsafe extern "C" fn hsa_shut_down() -> u32 {
     status("hsa_shut_down", runtime::shut_down)
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> u32 {
+pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> u32 {
     status("hsa_status_string", || {
         let s: &'static CStr = match HsaStatus(st) {
             HsaStatus::SUCCESS => c"HSA_STATUS_SUCCESS: The function has been executed successfully.",
@@ -112,22 +116,33 @@ pub extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> u32 {
 // ---------------------------------------------------------------- system
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_system_get_info(attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_system_get_info(attr: u32, out: *mut c_void) -> u32 {
     status("hsa_system_get_info", || {
         let rt = rt()?;
         match rt.topo.system_info(attr, sys::now_ns()) {
-            Err(InfoError::Special) => write_out(out as *mut *const c_char, crate::runtime::agents::BUILD_VERSION.as_ptr()),
+            Err(InfoError::Special) => write_out(
+                out as *mut *const c_char,
+                crate::runtime::agents::BUILD_VERSION.as_ptr(),
+            ),
             r => info_result("hsa_system_get_info", attr, r, out),
         }
     })
 }
 
 fn extension_supported(ext: u16) -> bool {
-    matches!(ext, crate::runtime::agents::EXT_IMAGES | crate::runtime::agents::EXT_AMD_LOADER)
+    matches!(
+        ext,
+        crate::runtime::agents::EXT_IMAGES | crate::runtime::agents::EXT_AMD_LOADER
+    )
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_system_extension_supported(ext: u16, major: u16, _minor: u16, out: *mut bool) -> u32 {
+pub unsafe extern "C" fn hsa_system_extension_supported(
+    ext: u16,
+    major: u16,
+    _minor: u16,
+    out: *mut bool,
+) -> u32 {
     status("hsa_system_extension_supported", || {
         rt()?;
         write_out(out, extension_supported(ext) && major == 1)
@@ -135,7 +150,12 @@ pub extern "C" fn hsa_system_extension_supported(ext: u16, major: u16, _minor: u
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_system_major_extension_supported(ext: u16, major: u16, minor: *mut u16, out: *mut bool) -> u32 {
+pub unsafe extern "C" fn hsa_system_major_extension_supported(
+    ext: u16,
+    major: u16,
+    minor: *mut u16,
+    out: *mut bool,
+) -> u32 {
     status("hsa_system_major_extension_supported", || {
         rt()?;
         let ok = extension_supported(ext) && major == 1;
@@ -147,16 +167,31 @@ pub extern "C" fn hsa_system_major_extension_supported(ext: u16, major: u16, min
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_agent_extension_supported(ext: u16, agent: HsaAgent, major: u16, _minor: u16, out: *mut bool) -> u32 {
+pub unsafe extern "C" fn hsa_agent_extension_supported(
+    ext: u16,
+    agent: HsaAgent,
+    major: u16,
+    _minor: u16,
+    out: *mut bool,
+) -> u32 {
     status("hsa_agent_extension_supported", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
-        write_out(out, matches!(a, AgentKind::Gpu(_)) && extension_supported(ext) && major == 1)
+        write_out(
+            out,
+            matches!(a, AgentKind::Gpu(_)) && extension_supported(ext) && major == 1,
+        )
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_agent_major_extension_supported(ext: u16, agent: HsaAgent, major: u16, minor: *mut u16, out: *mut bool) -> u32 {
+pub unsafe extern "C" fn hsa_agent_major_extension_supported(
+    ext: u16,
+    agent: HsaAgent,
+    major: u16,
+    minor: *mut u16,
+    out: *mut bool,
+) -> u32 {
     status("hsa_agent_major_extension_supported", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -169,7 +204,7 @@ pub extern "C" fn hsa_agent_major_extension_supported(ext: u16, agent: HsaAgent,
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_extension_get_name(ext: u16, out: *mut *const c_char) -> u32 {
+pub unsafe extern "C" fn hsa_extension_get_name(ext: u16, out: *mut *const c_char) -> u32 {
     status("hsa_extension_get_name", || {
         let s: &'static CStr = match ext {
             0 => c"HSA_EXTENSION_FINALIZER",
@@ -202,20 +237,27 @@ fn iterate<T>(items: impl IntoIterator<Item = T>, mut call: impl FnMut(T) -> u32
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_void) -> u32 {
     status("hsa_iterate_agents", || {
         let rt = rt()?;
         let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
         iterate(0..rt.topo.agent_count(), |i| {
             // SAFETY: `cb` is the program's callback, called with a valid agent
             // handle and the program's own `data`, as hsa_iterate_agents promises.
-            unsafe { cb(HsaAgent { handle: rt.topo.agent_handle(i) }, data) }
+            unsafe {
+                cb(
+                    HsaAgent {
+                        handle: rt.topo.agent_handle(i),
+                    },
+                    data,
+                )
+            }
         })
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_agent_get_info", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -237,7 +279,11 @@ pub extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mut c_voi
 type IsaCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_agent_iterate_isas(agent: HsaAgent, cb: Option<IsaCb>, data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_agent_iterate_isas(
+    agent: HsaAgent,
+    cb: Option<IsaCb>,
+    data: *mut c_void,
+) -> u32 {
     status("hsa_agent_iterate_isas", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -252,7 +298,7 @@ pub extern "C" fn hsa_agent_iterate_isas(agent: HsaAgent, cb: Option<IsaCb>, dat
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_isa_get_info_alt", || {
         let rt = rt()?;
         let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
@@ -261,7 +307,12 @@ pub extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_void) ->
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_isa_get_info(isa: u64, attr: u32, index: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_isa_get_info(
+    isa: u64,
+    attr: u32,
+    index: u32,
+    out: *mut c_void,
+) -> u32 {
     status("hsa_isa_get_info", || {
         if index != 0 {
             return Err(HsaStatus::ERROR_INVALID_INDEX);
@@ -273,15 +324,22 @@ pub extern "C" fn hsa_isa_get_info(isa: u64, attr: u32, index: u32, out: *mut c_
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_isa_from_name(name: *const c_char, out: *mut u64) -> u32 {
+pub unsafe extern "C" fn hsa_isa_from_name(name: *const c_char, out: *mut u64) -> u32 {
     status("hsa_isa_from_name", || {
         let rt = rt()?;
         if name.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         // SAFETY: non-null, and HSA requires a NUL-terminated string.
-        let name = unsafe { CStr::from_ptr(name) }.to_str().map_err(|_| HsaStatus::ERROR_INVALID_ISA_NAME)?;
-        let g = rt.topo.gpus.iter().position(|d| d.isa_name == name).ok_or(HsaStatus::ERROR_INVALID_ISA_NAME)?;
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_str()
+            .map_err(|_| HsaStatus::ERROR_INVALID_ISA_NAME)?;
+        let g = rt
+            .topo
+            .gpus
+            .iter()
+            .position(|d| d.isa_name == name)
+            .ok_or(HsaStatus::ERROR_INVALID_ISA_NAME)?;
         write_out(out, rt.topo.isa_handle(g))
     })
 }
@@ -295,12 +353,21 @@ fn pool_of(rt: &runtime::Runtime, h: u64) -> Result<PoolKind, HsaStatus> {
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_agent_iterate_memory_pools(agent: HsaAgent, cb: Option<PoolCb>, data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
+    agent: HsaAgent,
+    cb: Option<PoolCb>,
+    data: *mut c_void,
+) -> u32 {
     status("hsa_amd_agent_iterate_memory_pools", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
         let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
-        let pools: Vec<u64> = rt.topo.pools_of(a).into_iter().map(|p| rt.topo.pool_handle(p)).collect();
+        let pools: Vec<u64> = rt
+            .topo
+            .pools_of(a)
+            .into_iter()
+            .map(|p| rt.topo.pool_handle(p))
+            .collect();
         // SAFETY: program callback with a valid pool handle and its own data.
         iterate(pools, |h| unsafe { cb(h, data) })
     })
@@ -308,24 +375,41 @@ pub extern "C" fn hsa_amd_agent_iterate_memory_pools(agent: HsaAgent, cb: Option
 
 /// Regions are the pools seen through the older API.
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_agent_iterate_regions(agent: HsaAgent, cb: Option<PoolCb>, data: *mut c_void) -> u32 {
-    hsa_amd_agent_iterate_memory_pools(agent, cb, data)
+pub unsafe extern "C" fn hsa_agent_iterate_regions(
+    agent: HsaAgent,
+    cb: Option<PoolCb>,
+    data: *mut c_void,
+) -> u32 {
+    // SAFETY: same contract as hsa_amd_agent_iterate_memory_pools, forwarded as is.
+    unsafe { hsa_amd_agent_iterate_memory_pools(agent, cb, data) }
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_memory_pool_get_info(pool: u64, attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
+    pool: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
     status("hsa_amd_memory_pool_get_info", || {
         let rt = rt()?;
         let p = pool_of(rt, pool)?;
-        info_result("hsa_amd_memory_pool_get_info", attr, rt.topo.pool_info(p, attr), out)
+        info_result(
+            "hsa_amd_memory_pool_get_info",
+            attr,
+            rt.topo.pool_info(p, attr),
+            out,
+        )
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_region_get_info", || {
         let rt = rt()?;
-        let p = rt.topo.pool(region).ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+        let p = rt
+            .topo
+            .pool(region)
+            .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
         // Region attributes share numbers with pool attributes, except the
         // region flag KERNARG (1) and ALLOC_MAX_PRIVATE_WORKGROUP_SIZE.
         let r = match attr {
@@ -342,12 +426,22 @@ pub extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) 
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_agent_memory_pool_get_info(agent: HsaAgent, pool: u64, attr: u32, out: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
+    agent: HsaAgent,
+    pool: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
     status("hsa_amd_agent_memory_pool_get_info", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
         let p = pool_of(rt, pool)?;
-        info_result("hsa_amd_agent_memory_pool_get_info", attr, rt.topo.agent_pool_info(a, p, attr), out)
+        info_result(
+            "hsa_amd_agent_memory_pool_get_info",
+            attr,
+            rt.topo.agent_pool_info(a, p, attr),
+            out,
+        )
     })
 }
 
@@ -368,7 +462,12 @@ fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: *mut *mut c
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_memory_pool_allocate(pool: u64, size: usize, _flags: u32, out: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
+    pool: u64,
+    size: usize,
+    _flags: u32,
+    out: *mut *mut c_void,
+) -> u32 {
     status("hsa_amd_memory_pool_allocate", || {
         let rt = rt()?;
         let p = pool_of(rt, pool)?;
@@ -377,10 +476,17 @@ pub extern "C" fn hsa_amd_memory_pool_allocate(pool: u64, size: usize, _flags: u
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_allocate(region: u64, size: usize, out: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_memory_allocate(
+    region: u64,
+    size: usize,
+    out: *mut *mut c_void,
+) -> u32 {
     status("hsa_memory_allocate", || {
         let rt = rt()?;
-        let p = rt.topo.pool(region).ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+        let p = rt
+            .topo
+            .pool(region)
+            .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
         allocate_in(rt, p, size, out)
     })
 }
@@ -395,19 +501,24 @@ fn free_ptr(ptr: *mut c_void) -> R {
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> u32 {
     status("hsa_amd_memory_pool_free", || free_ptr(ptr))
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
     status("hsa_memory_free", || free_ptr(ptr))
 }
 
 /// Every pool is host memory, visible to every agent: access grants are
 /// checked and then have nothing to change.
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_agents_allow_access(n: u32, agents: *const HsaAgent, _flags: *const u32, ptr: *const c_void) -> u32 {
+pub unsafe extern "C" fn hsa_amd_agents_allow_access(
+    n: u32,
+    agents: *const HsaAgent,
+    _flags: *const u32,
+    ptr: *const c_void,
+) -> u32 {
     status("hsa_amd_agents_allow_access", || {
         let rt = rt()?;
         if n == 0 || agents.is_null() || ptr.is_null() {
@@ -424,33 +535,49 @@ pub extern "C" fn hsa_amd_agents_allow_access(n: u32, agents: *const HsaAgent, _
 
 /// Registration pins host memory for a device; host memory needs no pinning here.
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
+pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
     status("hsa_memory_register", || {
         rt()?;
-        if ptr.is_null() || size == 0 { Err(HsaStatus::ERROR_INVALID_ARGUMENT) } else { Ok(()) }
+        if ptr.is_null() || size == 0 {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        } else {
+            Ok(())
+        }
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
+pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
     status("hsa_memory_deregister", || {
         rt()?;
-        if ptr.is_null() { Err(HsaStatus::ERROR_INVALID_ARGUMENT) } else { Ok(()) }
+        if ptr.is_null() {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        } else {
+            Ok(())
+        }
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_assign_agent(ptr: *mut c_void, agent: HsaAgent, _access: u32) -> u32 {
+pub unsafe extern "C" fn hsa_memory_assign_agent(
+    ptr: *mut c_void,
+    agent: HsaAgent,
+    _access: u32,
+) -> u32 {
     status("hsa_memory_assign_agent", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
-        if ptr.is_null() { Err(HsaStatus::ERROR_INVALID_ARGUMENT) } else { Ok(()) }
+        if ptr.is_null() {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        } else {
+            Ok(())
+        }
     })
 }
 
 /// A copy the runtime performs itself: the bytes really move (host memcpy).
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
+pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
     status("hsa_memory_copy", || {
         rt()?;
         if size == 0 {
@@ -473,11 +600,19 @@ fn sig(h: HsaSignal) -> Option<&'static signals::SignalSlot> {
 }
 
 fn bad_signal(name: &'static str, h: HsaSignal) {
-    tracing::error!("softgpu: {name}: {:#x} is not a live signal; ignored", h.handle);
+    tracing::error!(
+        "softgpu: {name}: {:#x} is not a live signal; ignored",
+        h.handle
+    );
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_signal_create(initial: i64, _n: u32, _consumers: *const HsaAgent, out: *mut HsaSignal) -> u32 {
+pub unsafe extern "C" fn hsa_signal_create(
+    initial: i64,
+    _n: u32,
+    _consumers: *const HsaAgent,
+    out: *mut HsaSignal,
+) -> u32 {
     status("hsa_signal_create", || {
         rt()?;
         if out.is_null() {
@@ -489,12 +624,19 @@ pub extern "C" fn hsa_signal_create(initial: i64, _n: u32, _consumers: *const Hs
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_signal_create(initial: i64, n: u32, consumers: *const HsaAgent, _attributes: u64, out: *mut HsaSignal) -> u32 {
-    hsa_signal_create(initial, n, consumers, out)
+pub unsafe extern "C" fn hsa_amd_signal_create(
+    initial: i64,
+    n: u32,
+    consumers: *const HsaAgent,
+    _attributes: u64,
+    out: *mut HsaSignal,
+) -> u32 {
+    // SAFETY: same contract as hsa_signal_create, forwarded as is.
+    unsafe { hsa_signal_create(initial, n, consumers, out) }
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
+pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
     status("hsa_signal_destroy", || {
         rt()?;
         if s.handle == 0 {
@@ -506,12 +648,19 @@ pub extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
                 return Err(HsaStatus::ERROR_INVALID_SIGNAL);
             }
         }
-        if signals::destroy(s.handle) { Ok(()) } else { Err(HsaStatus::ERROR_INVALID_SIGNAL) }
+        if signals::destroy(s.handle) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_SIGNAL)
+        }
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_signal_value_pointer(s: HsaSignal, out: *mut *const AtomicI64) -> u32 {
+pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
+    s: HsaSignal,
+    out: *mut *const AtomicI64,
+) -> u32 {
     status("hsa_amd_signal_value_pointer", || {
         rt()?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
@@ -522,7 +671,7 @@ pub extern "C" fn hsa_amd_signal_value_pointer(s: HsaSignal, out: *mut *const At
 type SignalHandler = events::HandlerFn;
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_signal_async_handler(
+pub unsafe extern "C" fn hsa_amd_signal_async_handler(
     s: HsaSignal,
     cond: u32,
     value: i64,
@@ -545,7 +694,7 @@ pub extern "C" fn hsa_amd_signal_async_handler(
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_signal_wait_any(
+pub unsafe extern "C" fn hsa_amd_signal_wait_any(
     count: u32,
     sigs: *const HsaSignal,
     conds: *const u32,
@@ -561,7 +710,13 @@ pub extern "C" fn hsa_amd_signal_wait_any(
         let mut watch = Vec::with_capacity(count as usize);
         for i in 0..count as usize {
             // SAFETY: the caller passes three arrays of `count` elements.
-            let (s, c, v) = unsafe { (sigs.add(i).read_unaligned(), conds.add(i).read_unaligned(), values.add(i).read_unaligned()) };
+            let (s, c, v) = unsafe {
+                (
+                    sigs.add(i).read_unaligned(),
+                    conds.add(i).read_unaligned(),
+                    values.add(i).read_unaligned(),
+                )
+            };
             let Some(slot) = sig(s) else {
                 bad_signal("hsa_amd_signal_wait_any", s);
                 return u32::MAX;
@@ -604,7 +759,7 @@ fn after_write(slot: &signals::SignalSlot) {
 macro_rules! signal_loads {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal) -> i64 {
+        pub unsafe extern "C" fn $name(s: HsaSignal) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => slot.value.load($ord),
                 None => { bad_signal(stringify!($name), s); 0 }
@@ -622,7 +777,7 @@ signal_loads! {
 macro_rules! signal_stores {
     ($($name:ident => $ord:expr, $ring:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal, v: i64) {
+        pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) {
             value(stringify!($name), (), || match sig(s) {
                 Some(slot) => {
                     slot.value.store(v, $ord);
@@ -645,7 +800,7 @@ signal_stores! {
 macro_rules! signal_rmw {
     ($op:ident: $($name:ident => $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal, v: i64) {
+        pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) {
             value(stringify!($name), (), || match sig(s) {
                 Some(slot) => {
                     slot.value.$op(v, $ord);
@@ -691,7 +846,7 @@ signal_rmw! { fetch_xor:
 macro_rules! signal_exchange {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal, v: i64) -> i64 {
+        pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => {
                     let old = slot.value.swap(v, $ord);
@@ -714,7 +869,7 @@ signal_exchange! {
 macro_rules! signal_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal, expected: i64, v: i64) -> i64 {
+        pub unsafe extern "C" fn $name(s: HsaSignal, expected: i64, v: i64) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => match slot.value.compare_exchange(expected, v, $ok, $fail) {
                     Ok(old) => { after_write(slot); old }
@@ -739,7 +894,7 @@ signal_cas! {
 macro_rules! signal_waits {
     ($($name:ident),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(s: HsaSignal, cond: u32, compare: i64, timeout: u64, _state: u32) -> i64 {
+        pub unsafe extern "C" fn $name(s: HsaSignal, cond: u32, compare: i64, timeout: u64, _state: u32) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
                 None => { bad_signal(stringify!($name), s); 0 }
@@ -748,14 +903,18 @@ macro_rules! signal_waits {
     )*};
 }
 
-signal_waits!(hsa_signal_wait_relaxed, hsa_signal_wait_acquire, hsa_signal_wait_scacquire);
+signal_waits!(
+    hsa_signal_wait_relaxed,
+    hsa_signal_wait_acquire,
+    hsa_signal_wait_scacquire
+);
 
 // ---------------------------------------------------------------- queues
 
 type QueueErrorCb = unsafe extern "C" fn(u32, *mut c_void, *mut c_void);
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_queue_create(
+pub unsafe extern "C" fn hsa_queue_create(
     agent: HsaAgent,
     size: u32,
     queue_type: u32,
@@ -771,20 +930,22 @@ pub extern "C" fn hsa_queue_create(
         let AgentKind::Gpu(_) = a else {
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         };
-        if out.is_null()
-            || !size.is_power_of_two()
-            || size < crate::runtime::agents::QUEUE_MIN_SIZE
-            || size > crate::runtime::agents::QUEUE_MAX_SIZE
-        {
+        let limits =
+            crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
+        if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         if queue_type > crate::abi::queue_type::SINGLE {
-            tracing::warn!("softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled");
+            tracing::warn!(
+                "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
+            );
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         }
         let agent_index = Topology::agent_index(a) as u32;
         let q = queues::create(size, queue_type, agent_index, |id| {
-            rt.capture.as_ref().map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
+            rt.capture
+                .as_ref()
+                .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
         })
         .map_err(|e| {
             tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
@@ -795,7 +956,7 @@ pub extern "C" fn hsa_queue_create(
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
     status("hsa_queue_destroy", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -805,7 +966,7 @@ pub extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
+pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     status("hsa_queue_inactivate", || {
         rt()?;
         queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -815,9 +976,18 @@ pub extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     })
 }
 
-fn queue_field(name: &'static str, q: *const c_void, f: impl FnOnce(&AtomicU64) -> u64, write: bool) -> u64 {
+fn queue_field(
+    name: &'static str,
+    q: *const c_void,
+    f: impl FnOnce(&AtomicU64) -> u64,
+    write: bool,
+) -> u64 {
     value(name, 0, || match queues::lookup(q as u64) {
-        Some(vq) => f(if write { &vq.slot.write_dispatch_id } else { &vq.slot.read_dispatch_id }),
+        Some(vq) => f(if write {
+            &vq.slot.write_dispatch_id
+        } else {
+            &vq.slot.read_dispatch_id
+        }),
         None => {
             tracing::error!("softgpu: {name}: {q:p} is not a live SoftGPU queue");
             0
@@ -828,7 +998,7 @@ fn queue_field(name: &'static str, q: *const c_void, f: impl FnOnce(&AtomicU64) 
 macro_rules! queue_loads {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(q: *const c_void) -> u64 {
+        pub unsafe extern "C" fn $name(q: *const c_void) -> u64 {
             queue_field(stringify!($name), q, |a| a.load($ord), $write)
         }
     )*};
@@ -846,7 +1016,7 @@ queue_loads! {
 macro_rules! queue_stores {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(q: *const c_void, v: u64) {
+        pub unsafe extern "C" fn $name(q: *const c_void, v: u64) {
             queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write);
         }
     )*};
@@ -864,7 +1034,7 @@ queue_stores! {
 macro_rules! queue_adds {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
+        pub unsafe extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true)
         }
     )*};
@@ -883,7 +1053,7 @@ queue_adds! {
 macro_rules! queue_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
         #[cfg_attr(not(test), unsafe(no_mangle))]
-        pub extern "C" fn $name(q: *const c_void, expected: u64, v: u64) -> u64 {
+        pub unsafe extern "C" fn $name(q: *const c_void, expected: u64, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| match a.compare_exchange(expected, v, $ok, $fail) {
                 Ok(o) | Err(o) => o,
             }, true)
@@ -914,19 +1084,32 @@ pub struct DispatchTime {
 /// Times are when the processor took the packet and when it completed it under
 /// the diagnostic contract: they measure SoftGPU, never a kernel.
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_profiling_get_dispatch_time(agent: HsaAgent, s: HsaSignal, out: *mut DispatchTime) -> u32 {
+pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
+    agent: HsaAgent,
+    s: HsaSignal,
+    out: *mut DispatchTime,
+) -> u32 {
     status("hsa_amd_profiling_get_dispatch_time", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
         let end = slot.end_ts.load(Ordering::Acquire);
         let start = slot.start_ts.load(Ordering::Acquire);
-        write_out(out, DispatchTime { start: if start == 0 { end } else { start }, end })
+        write_out(
+            out,
+            DispatchTime {
+                start: if start == 0 { end } else { start },
+                end,
+            },
+        )
     })
 }
 
 #[cfg_attr(not(test), unsafe(no_mangle))]
-pub extern "C" fn hsa_amd_profiling_set_profiler_enabled(q: *mut c_void, _enable: i32) -> u32 {
+pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
+    q: *mut c_void,
+    _enable: i32,
+) -> u32 {
     status("hsa_amd_profiling_set_profiler_enabled", || {
         rt()?;
         queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;

@@ -97,11 +97,14 @@ const ACCESS_DISALLOWED_BY_DEFAULT: u32 = 2;
 pub const ALLOC_GRANULE: u64 = 4096;
 
 /// Static words the HDP_FLUSH query points at (HIP only needs valid memory).
-pub static HDP_WORDS: [std::sync::atomic::AtomicU32; 2] =
-    [std::sync::atomic::AtomicU32::new(0), std::sync::atomic::AtomicU32::new(0)];
+pub static HDP_WORDS: [std::sync::atomic::AtomicU32; 2] = [
+    std::sync::atomic::AtomicU32::new(0),
+    std::sync::atomic::AtomicU32::new(0),
+];
 
 /// Returned by BUILD_VERSION.
-pub static BUILD_VERSION: &std::ffi::CStr = c"SoftGPU virtual runtime (diagnostic, no kernel execution)";
+pub static BUILD_VERSION: &std::ffi::CStr =
+    c"SoftGPU virtual runtime (diagnostic, no kernel execution)";
 
 /// Outcome of an info query.
 #[derive(Debug, PartialEq, Eq)]
@@ -116,8 +119,14 @@ pub enum InfoError {
 
 impl Topology {
     pub fn new(gpus: Vec<&'static TargetDescriptor>) -> Self {
-        let cpu_count = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
-        Topology { gpus, cpu_count, host_memory: host_memory_bytes() }
+        let cpu_count = std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1);
+        Topology {
+            gpus,
+            cpu_count,
+            host_memory: host_memory_bytes(),
+        }
     }
 
     pub fn agent_count(&self) -> usize {
@@ -177,7 +186,11 @@ impl Topology {
                 if g >= self.gpus.len() {
                     return None;
                 }
-                if n % 2 == 0 { PoolKind::GpuCoarse(g) } else { PoolKind::GpuGroup(g) }
+                if n % 2 == 0 {
+                    PoolKind::GpuCoarse(g)
+                } else {
+                    PoolKind::GpuGroup(g)
+                }
             }
         };
         Some(p)
@@ -255,12 +268,12 @@ impl Topology {
         Ok(match attr {
             0 => cstr(d.id, 64),
             1 => cstr("AMD", 64),
-            2 => Info::U32(1),       // FEATURE: kernel dispatch
-            3 => Info::U32(1),       // MACHINE_MODEL: large
-            4 => Info::U32(0),       // PROFILE: base
-            5 => Info::U32(2),       // DEFAULT_FLOAT_ROUNDING_MODE: near
-            23 => Info::U32(3),      // zero | near
-            24 => Info::Bool(true),  // FAST_F16_OPERATION
+            2 => Info::U32(1),      // FEATURE: kernel dispatch
+            3 => Info::U32(1),      // MACHINE_MODEL: large
+            4 => Info::U32(0),      // PROFILE: base
+            5 => Info::U32(2),      // DEFAULT_FLOAT_ROUNDING_MODE: near
+            23 => Info::U32(3),     // zero | near
+            24 => Info::Bool(true), // FAST_F16_OPERATION
             6 => Info::U32(f.wavefront_size.value as u32),
             7 => {
                 let m = f.workgroup_max_dim.value as u16;
@@ -276,7 +289,12 @@ impl Topology {
             15 => Info::U32(0), // MULTI
             16 => Info::U32(node),
             17 => Info::U32(1), // DEVICE: GPU
-            18 => u32s(&[16 * 1024, f.l2_cache_bytes.value as u32, 0, 0]),
+            18 => u32s(&[
+                f.l1_cache_bytes.value as u32,
+                f.l2_cache_bytes.value as u32,
+                0,
+                0,
+            ]),
             19 => Info::U64(self.isa_handle(g)),
             20 => Info::Bytes(extension_bits(&[EXT_IMAGES, EXT_AMD_LOADER])),
             21 => Info::U16(1),
@@ -298,7 +316,10 @@ impl Topology {
             0xA00E => return Err(InfoError::Special), // HDP_FLUSH: addresses
             0xA00F => Info::U32(0),
             0xA010 => Info::Bool(false), // COOPERATIVE_QUEUES: not modelled
-            0xA011 => cstr(&format!("GPU-{:016x}", 0x536f_6674_4750_5500u64 | node as u64), 21),
+            0xA011 => cstr(
+                &format!("GPU-{:016x}", 0x536f_6674_4750_5500u64 | node as u64),
+                21,
+            ),
             0xA012 => Info::U32(0),
             0xA013 => Info::Bool(true), // device memory is host memory
             0xA014 => Info::U32(f.compute_units.value as u32),
@@ -309,10 +330,25 @@ impl Topology {
     /// `hsa_amd_memory_pool_get_info`.
     pub fn pool_info(&self, p: PoolKind, attr: u32) -> Result<Info, InfoError> {
         let (segment, flags, size, alloc) = match p {
-            PoolKind::CpuFine => (SEG_GLOBAL, FLAG_FINE | FLAG_KERNARG_INIT, self.host_memory, true),
+            PoolKind::CpuFine => (
+                SEG_GLOBAL,
+                FLAG_FINE | FLAG_KERNARG_INIT,
+                self.host_memory,
+                true,
+            ),
             PoolKind::CpuCoarse => (SEG_GLOBAL, FLAG_COARSE, self.host_memory, true),
-            PoolKind::GpuCoarse(g) => (SEG_GLOBAL, FLAG_COARSE, self.gpus[g].facts.memory_bytes.value.min(self.host_memory), true),
-            PoolKind::GpuGroup(g) => (SEG_GROUP, 0, self.gpus[g].facts.lds_bytes_per_workgroup.value, false),
+            PoolKind::GpuCoarse(g) => (
+                SEG_GLOBAL,
+                FLAG_COARSE,
+                self.gpus[g].facts.memory_bytes.value.min(self.host_memory),
+                true,
+            ),
+            PoolKind::GpuGroup(g) => (
+                SEG_GROUP,
+                0,
+                self.gpus[g].facts.lds_bytes_per_workgroup.value,
+                false,
+            ),
         };
         Ok(match attr {
             0 => Info::U32(segment),
@@ -367,8 +403,8 @@ impl Topology {
             2 => Info::U32(1),
             3 => Info::U32(f.wavefront_size.value as u32),
             4 => Info::U32(f.max_waves_per_cu.value as u32),
-            5 => Info::Bytes(vec![0, 1]),    // machine models: large only
-            6 => Info::Bytes(vec![1, 0]),    // profiles: base only
+            5 => Info::Bytes(vec![0, 1]), // machine models: large only
+            6 => Info::Bytes(vec![1, 0]), // profiles: base only
             7 => Info::Bytes(vec![0, 0, 1]), // default rounding: near
             8 => Info::Bytes(vec![0, 1, 1]),
             9 => Info::Bool(true),
@@ -444,7 +480,12 @@ mod tests {
         assert_eq!(t.agent(t.agent_handle(1)), Some(AgentKind::Gpu(0)));
         assert_eq!(t.agent(t.agent_handle(2)), None);
         assert_eq!(t.agent(0x1234), None);
-        for p in [PoolKind::CpuFine, PoolKind::CpuCoarse, PoolKind::GpuCoarse(0), PoolKind::GpuGroup(0)] {
+        for p in [
+            PoolKind::CpuFine,
+            PoolKind::CpuCoarse,
+            PoolKind::GpuCoarse(0),
+            PoolKind::GpuGroup(0),
+        ] {
             assert_eq!(t.pool(t.pool_handle(p)), Some(p));
         }
         assert_eq!(t.pool(t.pool_handle(PoolKind::GpuCoarse(1))), None);
@@ -454,18 +495,27 @@ mod tests {
     fn isa_name_length_counts_the_nul() {
         let t = topo();
         let d = t.isa(t.isa_handle(0)).unwrap();
-        assert_eq!(t.isa_info(d, 0).unwrap(), Info::U32(d.isa_name.len() as u32 + 1));
+        assert_eq!(
+            t.isa_info(d, 0).unwrap(),
+            Info::U32(d.isa_name.len() as u32 + 1)
+        );
     }
 
     #[test]
     fn gpu_group_pool_has_nonzero_size() {
         let t = topo();
-        assert_eq!(t.pool_info(PoolKind::GpuGroup(0), 2).unwrap(), Info::U64(65536));
+        assert_eq!(
+            t.pool_info(PoolKind::GpuGroup(0), 2).unwrap(),
+            Info::U64(65536)
+        );
     }
 
     #[test]
     fn unknown_attributes_fail_closed() {
         let t = topo();
-        assert_eq!(t.agent_info(AgentKind::Gpu(0), 0xBEEF), Err(InfoError::Unsupported));
+        assert_eq!(
+            t.agent_info(AgentKind::Gpu(0), 0xBEEF),
+            Err(InfoError::Unsupported)
+        );
     }
 }

@@ -31,8 +31,23 @@ static WORK: AtomicU32 = AtomicU32::new(0);
 static STARTED: OnceLock<bool> = OnceLock::new();
 
 /// Register a handler. The signal has already been validated.
-pub fn register(signal: u64, cond: SignalCondition, value: i64, func: HandlerFn, arg: *mut libc::c_void) -> bool {
-    HANDLERS.lock().unwrap_or_else(|e| e.into_inner()).push(Handler { signal, cond, value, func, arg: arg as usize });
+pub fn register(
+    signal: u64,
+    cond: SignalCondition,
+    value: i64,
+    func: HandlerFn,
+    arg: *mut libc::c_void,
+) -> bool {
+    HANDLERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Handler {
+            signal,
+            cond,
+            value,
+            func,
+            arg: arg as usize,
+        });
     wake()
 }
 
@@ -96,11 +111,15 @@ fn run_due_handlers() -> (bool, bool) {
         // hsa_amd_signal_async_handler, whose contract is that the handler may be
         // called with the observed value and that argument on a runtime thread.
         // No lock is held here.
-        let again = std::panic::catch_unwind(|| unsafe { (h.func)(v, h.arg as *mut libc::c_void) }).unwrap_or(false);
+        let again = std::panic::catch_unwind(|| unsafe { (h.func)(v, h.arg as *mut libc::c_void) })
+            .unwrap_or(false);
         if again {
             HANDLERS.lock().unwrap_or_else(|e| e.into_inner()).push(h);
         }
     }
-    let left = !HANDLERS.lock().unwrap_or_else(|e| e.into_inner()).is_empty();
+    let left = !HANDLERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_empty();
     (fired, left)
 }

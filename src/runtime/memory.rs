@@ -34,21 +34,31 @@ pub fn allocate(size: usize, pool: PoolKind, max: u64) -> Result<*mut u8, AllocE
     if size as u64 > max {
         return Err(AllocError::TooLarge);
     }
-    let rounded = size.checked_next_multiple_of(ALLOC_GRANULE as usize).ok_or(AllocError::TooLarge)?;
-    let layout = Layout::from_size_align(rounded, ALLOC_GRANULE as usize).map_err(|_| AllocError::TooLarge)?;
+    let rounded = size
+        .checked_next_multiple_of(ALLOC_GRANULE as usize)
+        .ok_or(AllocError::TooLarge)?;
+    let layout = Layout::from_size_align(rounded, ALLOC_GRANULE as usize)
+        .map_err(|_| AllocError::TooLarge)?;
     // SAFETY: layout has a non-zero size (size > 0 was checked) and a valid
     // power-of-two alignment.
     let p = unsafe { std::alloc::alloc_zeroed(layout) };
     if p.is_null() {
         return Err(AllocError::OutOfMemory);
     }
-    ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner()).insert(p as usize, Allocation { size, layout, pool });
+    ALLOCATIONS
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(p as usize, Allocation { size, layout, pool });
     Ok(p)
 }
 
 /// Free an allocation made by [`allocate`]. Returns false for an unknown pointer.
 pub fn free(ptr: usize) -> bool {
-    let Some(a) = ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner()).remove(&ptr) else {
+    let Some(a) = ALLOCATIONS
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&ptr)
+    else {
         return false;
     };
     // SAFETY: `ptr` was returned by alloc_zeroed with exactly `a.layout` (the
@@ -62,7 +72,9 @@ pub fn free(ptr: usize) -> bool {
 pub fn owns(addr: u64) -> bool {
     let addr = addr as usize;
     let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
-    map.range(..=addr).next_back().is_some_and(|(&base, a)| addr < base + a.size.max(1))
+    map.range(..=addr)
+        .next_back()
+        .is_some_and(|(&base, a)| addr < base + a.size.max(1))
 }
 
 /// The allocation containing `addr`: (base, size).

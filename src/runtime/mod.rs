@@ -22,7 +22,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::abi::HsaStatus;
 use crate::aql::Processor;
-use crate::capture::{AgentDesc, AgentKind as CapAgentKind, CaptureHeader, CaptureWriter, KernargClass};
+use crate::capture::{
+    AgentDesc, AgentKind as CapAgentKind, CaptureHeader, CaptureWriter, KernargClass,
+};
 use crate::config::{Config, Mode};
 use agents::Topology;
 use queues::DrainContext;
@@ -41,6 +43,13 @@ pub struct Runtime {
 static RUNTIME: OnceLock<Result<Runtime, HsaStatus>> = OnceLock::new();
 static REFCOUNT: AtomicU32 = AtomicU32::new(0);
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// Set in a child process created by `fork` after `hsa_init`: the child stops
+/// capturing and never touches its parent's capture file.
+pub static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn after_fork_in_child() {
+    IN_FORKED_CHILD.store(true, Ordering::Relaxed);
+}
 
 /// The runtime, if `hsa_init` has succeeded and not been fully shut down.
 #[inline]
@@ -106,23 +115,55 @@ fn build() -> Result<Runtime, HsaStatus> {
             return Err(HsaStatus::ERROR);
         }
     }
-    let gpus = config.targets.iter().filter_map(|t| crate::isa::find(t)).collect::<Vec<_>>();
+    let gpus = config
+        .targets
+        .iter()
+        .filter_map(|t| crate::isa::find(t))
+        .collect::<Vec<_>>();
     let topo = Topology::new(gpus);
     let pid = sys::getpid();
-    tracing::info!(mode = "virtual", requested = config.mode.as_str(), "softgpu: no real ROCr in use; the shim is the HSA runtime");
+    tracing::info!(
+        mode = "virtual",
+        requested = config.mode.as_str(),
+        "softgpu: no real ROCr in use; the shim is the HSA runtime"
+    );
 
     let capture_path = config.capture_path(pid);
     let capture = capture_path.as_ref().and_then(|path| {
-        let mut agents = vec![AgentDesc { index: 0, kind: CapAgentKind::Cpu, name: "cpu".into(), target: None }];
+        let mut agents = vec![AgentDesc {
+            index: 0,
+            kind: CapAgentKind::Cpu,
+            name: "cpu".into(),
+            target: None,
+        }];
         for (i, d) in topo.gpus.iter().enumerate() {
-            agents.push(AgentDesc { index: i as u32 + 1, kind: CapAgentKind::Gpu, name: d.id.into(), target: Some(d.id.into()) });
+            agents.push(AgentDesc {
+                index: i as u32 + 1,
+                kind: CapAgentKind::Gpu,
+                name: d.id.into(),
+                target: Some(d.id.into()),
+            });
         }
-        let header = CaptureHeader { pid, start_unix_ns: sys::unix_ns(), mode: "virtual".into(), agents };
-        let classify = Box::new(|addr: u64| if memory::owns(addr) { KernargClass::Softgpu } else { KernargClass::ForeignOpaque });
+        let header = CaptureHeader {
+            pid,
+            start_unix_ns: sys::unix_ns(),
+            mode: "virtual".into(),
+            agents,
+        };
+        let classify = Box::new(|addr: u64| {
+            if memory::owns(addr) {
+                KernargClass::Softgpu
+            } else {
+                KernargClass::ForeignOpaque
+            }
+        });
         match CaptureWriter::create(path, header, classify) {
             Ok(w) => Some(w),
             Err(e) => {
-                eprintln!("softgpu: cannot create capture file {}: {e}; capture disabled", path.display());
+                eprintln!(
+                    "softgpu: cannot create capture file {}: {e}; capture disabled",
+                    path.display()
+                );
                 None
             }
         }
@@ -135,11 +176,24 @@ fn build() -> Result<Runtime, HsaStatus> {
     if rc != 0 {
         tracing::warn!("softgpu: atexit registration failed; the capture trailer may be missing");
     }
-    let max_wg = topo.gpus.iter().map(|d| d.facts.workgroup_max_size.value as u32).min().unwrap_or(1024);
+    // SAFETY: registers a child-side fork handler that only stores to an
+    // atomic, which is async-signal-safe; null prepare/parent handlers are allowed.
+    let rc = unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
+    if rc != 0 {
+        tracing::warn!("softgpu: pthread_atfork failed; a forked child could block on the capture");
+    }
+    let max_wg = topo
+        .gpus
+        .iter()
+        .map(|d| d.facts.workgroup_max_size.value as u32)
+        .min()
+        .unwrap_or(1024);
     Ok(Runtime {
         config,
         topo,
-        ctx: DrainContext { processor: Processor::new(max_wg) },
+        ctx: DrainContext {
+            processor: Processor::new(max_wg),
+        },
         capture,
         capture_path,
         pid,
@@ -152,24 +206,40 @@ fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::Worke
     let filter = EnvFilter::new(config.log.as_str());
     match &config.log_file {
         Some(path) => {
-            let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path);
             match file {
                 Ok(f) => {
                     let (nb, guard) = tracing_appender::non_blocking(f);
-                    let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(nb).with_ansi(false).finish();
+                    let sub = tracing_subscriber::fmt()
+                        .with_env_filter(filter)
+                        .with_writer(nb)
+                        .with_ansi(false)
+                        .finish();
                     let _ = tracing::subscriber::set_global_default(sub);
                     Some(guard)
                 }
                 Err(e) => {
-                    eprintln!("softgpu: cannot open SOFTGPU_LOG_FILE {}: {e}; logging to stderr", path.display());
-                    let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+                    eprintln!(
+                        "softgpu: cannot open SOFTGPU_LOG_FILE {}: {e}; logging to stderr",
+                        path.display()
+                    );
+                    let sub = tracing_subscriber::fmt()
+                        .with_env_filter(filter)
+                        .with_writer(std::io::stderr)
+                        .finish();
                     let _ = tracing::subscriber::set_global_default(sub);
                     None
                 }
             }
         }
         None => {
-            let sub = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+            let sub = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .finish();
             let _ = tracing::subscriber::set_global_default(sub);
             None
         }
@@ -184,7 +254,7 @@ extern "C" fn at_exit() {
 /// Finalise: idempotent. A forked child never touches its parent's capture.
 pub fn finish() {
     let Some(Ok(rt)) = RUNTIME.get() else { return };
-    if sys::getpid() != rt.pid {
+    if sys::getpid() != rt.pid || IN_FORKED_CHILD.load(Ordering::Relaxed) {
         return;
     }
     if FINISHED.swap(true, Ordering::AcqRel) {
@@ -193,18 +263,27 @@ pub fn finish() {
     let counts = queues::total_counts();
     if let Some(c) = &rt.capture {
         if let Err(e) = c.finish(counts.stalls, sys::now_ns()) {
-            eprintln!("softgpu: capture {} could not be finalised: {e}", c.path().display());
+            eprintln!(
+                "softgpu: capture {} could not be finalised: {e}",
+                c.path().display()
+            );
         }
     }
     if rt.config.summary {
-        let path = rt.capture_path.as_ref().map_or_else(|| "off".to_string(), |p| p.display().to_string());
+        let path = rt
+            .capture_path
+            .as_ref()
+            .map_or_else(|| "off".to_string(), |p| p.display().to_string());
         eprintln!(
             "softgpu: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; capture: {}",
             counts.validated, counts.rejected, counts.barriers, path
         );
     }
     if counts.stalls > 0 {
-        tracing::debug!(stalls = counts.stalls, "softgpu: drains that stopped at an unpublished slot");
+        tracing::debug!(
+            stalls = counts.stalls,
+            "softgpu: drains that stopped at an unpublished slot"
+        );
     }
     if let Ok(mut g) = rt.log_guard.lock() {
         drop(g.take());

@@ -19,7 +19,9 @@ use std::sync::{Mutex, OnceLock};
 use super::signals::{self, SignalSlot};
 use super::sys;
 use crate::abi::{AmdQueue, PacketType};
-use crate::aql::{DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status};
+use crate::aql::{
+    DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
+};
 use crate::capture::QueueProducer;
 
 pub const MAX_QUEUES: usize = 1024;
@@ -67,7 +69,10 @@ static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
 fn arena() -> Option<&'static Arena> {
     ARENA
         .get_or_init(|| {
-            sys::map_forever(MAX_QUEUES * SLOT).map(|p| Arena { base: p as usize, free: Mutex::new((0, Vec::new())) })
+            sys::map_forever(MAX_QUEUES * SLOT).map(|p| Arena {
+                base: p as usize,
+                free: Mutex::new((0, Vec::new())),
+            })
         })
         .as_ref()
 }
@@ -153,7 +158,12 @@ static BLOCKED: Mutex<Vec<&'static VirtualQueue>> = Mutex::new(Vec::new());
 /// Number of entries in BLOCKED (read without the lock).
 pub static BLOCKED_COUNT: AtomicU32 = AtomicU32::new(0);
 /// Counts of destroyed queues, folded in at destroy.
-static RETIRED: Mutex<Counts> = Mutex::new(Counts { validated: 0, rejected: 0, barriers: 0, stalls: 0 });
+static RETIRED: Mutex<Counts> = Mutex::new(Counts {
+    validated: 0,
+    rejected: 0,
+    barriers: 0,
+    stalls: 0,
+});
 
 /// Why queue creation failed.
 #[derive(Debug)]
@@ -173,7 +183,11 @@ pub fn create(
     let a = arena().ok_or(CreateError::OutOfMemory)?;
     let bytes = size as usize * 64;
     let ring_ptr = sys::map(bytes).ok_or(CreateError::OutOfMemory)?;
-    let ring = Ring { base: ring_ptr as usize, size: size as u64, bytes };
+    let ring = Ring {
+        base: ring_ptr as usize,
+        size: size as u64,
+        bytes,
+    };
     // Every header starts INVALID so an unpublished slot is never taken for a packet.
     for i in 0..size as u64 {
         ring_header(&ring, i).store(PacketType::INVALID.0 as u32, Ordering::Relaxed);
@@ -203,7 +217,10 @@ pub fn create(
     let slot = slot_at(a, idx);
     let queue_id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
     slot.hsa_type.store(queue_type, Ordering::Relaxed);
-    slot.features.store(crate::abi::queue_feature::KERNEL_DISPATCH, Ordering::Relaxed);
+    slot.features.store(
+        crate::abi::queue_feature::KERNEL_DISPATCH,
+        Ordering::Relaxed,
+    );
     slot.base_address.store(ring.base as u64, Ordering::Relaxed);
     slot.doorbell_signal.store(doorbell, Ordering::Relaxed);
     slot.size.store(size, Ordering::Relaxed);
@@ -227,9 +244,13 @@ pub fn create(
             ring: Some(ring),
         }),
     }));
-    slot.owner.store(q as *const VirtualQueue as *mut VirtualQueue, Ordering::Release);
+    slot.owner.store(
+        q as *const VirtualQueue as *mut VirtualQueue,
+        Ordering::Release,
+    );
     if let Some(db) = signals::lookup(doorbell) {
-        db.queue_ptr.store(slot as *const QueueSlot as u64, Ordering::Relaxed);
+        db.queue_ptr
+            .store(slot as *const QueueSlot as u64, Ordering::Relaxed);
         db.doorbell_queue.store(idx as u32 + 1, Ordering::Release);
     }
     Ok(q)
@@ -271,7 +292,9 @@ impl QueueMemory for (&VirtualQueue, &Ring) {
         // producer does not write a slot again until read_index passes it. We
         // copy the bytes out before parsing, never forming a reference into
         // memory the producer owns.
-        unsafe { std::ptr::copy_nonoverlapping((self.1.base + off) as *const u8, out.as_mut_ptr(), 64) };
+        unsafe {
+            std::ptr::copy_nonoverlapping((self.1.base + off) as *const u8, out.as_mut_ptr(), 64)
+        };
         out
     }
     #[inline]
@@ -325,7 +348,11 @@ impl RecordSink for Sink<'_> {
             self.counts.rejected += 1;
         }
         if let Some(p) = self.producer.as_deref_mut() {
-            p.push(rec);
+            // A forked child has no writer thread and must never write into its
+            // parent's capture: it stops capturing (counts still kept).
+            if !super::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+                p.push(rec);
+            }
         }
     }
     #[inline]
@@ -348,7 +375,11 @@ impl VirtualQueue {
         loop {
             let seen = self.pending.load(Ordering::Acquire);
             outcome = self.drain_once(ctx);
-            if self.pending.compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            if self
+                .pending
+                .compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
                 break;
             }
         }
@@ -365,11 +396,25 @@ impl VirtualQueue {
         let side = &mut *guard;
         let ring = side.ring.as_ref()?;
         let stalls_before = side.state.stalls;
-        let mut sink = Sink { producer: side.producer.as_mut(), counts: &mut side.counts, tid: sys::gettid() };
-        let outcome = ctx.processor.drain(&mut side.state, self.queue_id, &(self, ring), &RuntimeSignals, &mut sink);
+        let mut sink = Sink {
+            producer: side.producer.as_mut(),
+            counts: &mut side.counts,
+            tid: sys::gettid(),
+        };
+        let outcome = ctx.processor.drain(
+            &mut side.state,
+            self.queue_id,
+            &(self, ring),
+            &RuntimeSignals,
+            &mut sink,
+        );
         if side.state.stalls != stalls_before {
             side.counts.stalls = side.state.stalls;
-            tracing::debug!(queue = self.queue_id, ?outcome, "drain stopped at a slot whose type is still INVALID");
+            tracing::debug!(
+                queue = self.queue_id,
+                ?outcome,
+                "drain stopped at a slot whose type is still INVALID"
+            );
         }
         Some(outcome)
     }
@@ -393,7 +438,9 @@ impl VirtualQueue {
             return;
         }
         if let Some(a) = arena() {
-            slot_at(a, self.arena_index).owner.store(std::ptr::null_mut(), Ordering::Release);
+            slot_at(a, self.arena_index)
+                .owner
+                .store(std::ptr::null_mut(), Ordering::Release);
         }
         if let Some(db) = signals::lookup(self.doorbell) {
             db.doorbell_queue.store(0, Ordering::Release);
@@ -417,7 +464,11 @@ impl VirtualQueue {
         }
         drop(side);
         if let Some(a) = arena() {
-            a.free.lock().unwrap_or_else(|e| e.into_inner()).1.push(self.arena_index);
+            a.free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .1
+                .push(self.arena_index);
         }
     }
 }

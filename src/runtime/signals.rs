@@ -78,7 +78,10 @@ fn arena() -> Option<&'static Arena> {
         .get_or_init(|| {
             sys::map_forever(MAX_SIGNALS * SLOT).map(|p| Arena {
                 base: p as usize,
-                free: Mutex::new(FreeList { next_unused: 0, recycled: Vec::new() }),
+                free: Mutex::new(FreeList {
+                    next_unused: 0,
+                    recycled: Vec::new(),
+                }),
             })
         })
         .as_ref()
@@ -150,14 +153,23 @@ pub fn create(initial: i64) -> Option<u64> {
 /// Destroy a signal. Returns false for an unknown or already destroyed handle.
 pub fn destroy(handle: u64) -> bool {
     let Some(a) = arena() else { return false };
-    let Some(idx) = index_of(a, handle) else { return false };
+    let Some(idx) = index_of(a, handle) else {
+        return false;
+    };
     let s = slot_unchecked(a, idx);
-    if s.live.compare_exchange(1, 0, Ordering::AcqRel, Ordering::Acquire).is_err() {
+    if s.live
+        .compare_exchange(1, 0, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
         return false;
     }
     s.doorbell_queue.store(0, Ordering::Relaxed);
     s.kind.store(amd_signal_kind::INVALID, Ordering::Relaxed);
-    a.free.lock().unwrap_or_else(|e| e.into_inner()).recycled.push(idx);
+    a.free
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .recycled
+        .push(idx);
     true
 }
 
@@ -228,7 +240,9 @@ pub fn wait(s: &SignalSlot, cond: SignalCondition, compare: i64, timeout_ns: u64
         if now >= deadline {
             return v;
         }
-        sleep_until_change(seen, deadline - now, || !satisfied(cond, s.value.load(Ordering::SeqCst), compare));
+        sleep_until_change(seen, deadline - now, || {
+            !satisfied(cond, s.value.load(Ordering::SeqCst), compare)
+        });
     }
 }
 

@@ -5,10 +5,15 @@ use std::sync::atomic::AtomicU32;
 
 /// Monotonic time in ns: the runtime's 1 GHz timestamp domain.
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64)
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
 }
 
 /// Wall-clock time in ns since the Unix epoch (capture header only).
@@ -19,10 +24,16 @@ pub fn unix_ns() -> u64 {
         .unwrap_or(0)
 }
 
-/// The calling thread's OS id.
+/// The calling thread's OS id (cached per thread: the doorbell path asks for
+/// it on every drain, and a syscall each time would dominate).
 pub fn gettid() -> u32 {
-    // SAFETY: gettid takes no arguments and cannot fail.
-    unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+    thread_local! {
+        static TID: u32 = {
+            // SAFETY: gettid takes no arguments and cannot fail.
+            unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+        };
+    }
+    TID.with(|t| *t)
 }
 
 /// Sleep while `*word == expected`, for at most `timeout_ns`.
@@ -74,7 +85,11 @@ pub fn map_forever(len: usize) -> Option<*mut u8> {
             0,
         )
     };
-    if p == libc::MAP_FAILED { None } else { Some(p as *mut u8) }
+    if p == libc::MAP_FAILED {
+        None
+    } else {
+        Some(p as *mut u8)
+    }
 }
 
 /// Map `len` bytes of zero-filled memory that may later be released with [`unmap`].
