@@ -1,4 +1,192 @@
-//! (skeleton)
+//! The `softgpu` command line: `inspect`, `replay` and `run`.
+//!
+//! Every verb returns its exit code; nothing here calls `process::exit`, so
+//! tests can drive [`main_from`] directly. A capture that cannot be read is
+//! reported on stderr as `softgpu: file PATH: offset N: ...` with exit code 2,
+//! never a panic. Reports go to stdout; warnings and summaries that are not part
+//! of a machine-readable stream go to stderr.
+
+mod inspect;
+mod replay;
+pub mod report;
+mod run;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit code for an unreadable input or a usage error.
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "softgpu",
+    version,
+    about = "Capture and check every AQL packet an HSA program submits. Kernels never run.",
+    long_about = "SoftGPU is an HSA runtime shim (libsoftgpu_hsa.so, loaded with LD_PRELOAD) that parses, \
+validates and captures every AQL packet a program submits, under a diagnostic completion contract: \
+kernels never run. A validated packet is labelled diagnostic_complete_no_execution and \
+not_kernel_success; a rejected one diagnostic_rejected, with its reasons.\n\n\
+This command runs programs under the shim and reads the capture files it writes."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Inspect(InspectArgs),
+    Replay(ReplayArgs),
+    Run(RunArgs),
+}
+
+/// List every record of a capture file.
+///
+/// Records are listed in capture sequence order (processing order). A capture cut
+/// short (the program died before the capture was finished) is still listed: every
+/// complete record is shown, and a warning on stderr says where the file ends.
+///
+/// Exit status: 0 when the file was read (complete or cut), 2 when it cannot be read
+/// or is corrupt (the message names the file and the byte offset).
+#[derive(Args, Debug)]
+struct InspectArgs {
+    /// The capture file (`.sgcap`).
+    path: PathBuf,
+    /// table: aligned columns and a summary line. jsonl: one JSON object per record
+    /// (fields as in INTERFACES.md). csv: a header row, then one row per record; the
+    /// first columns use rocprofv3 kernel_trace.csv names where the meaning matches.
+    #[arg(long, value_enum, default_value_t = InspectFormat::Table)]
+    format: InspectFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum InspectFormat {
+    Table,
+    Jsonl,
+    Csv,
+}
+
+/// Re-parse every captured packet offline and compare with what was captured.
+///
+/// Each record's 64 bytes are parsed and validated again, alone: without the original
+/// process, its memory or any live pointer. No captured address is ever dereferenced,
+/// so any non-null kernarg address is reported as foreign_opaque.
+///
+/// The replayed status (validated or rejected) and reasons are compared with the
+/// captured ones. Reasons that depend on the runtime's live state and cannot be
+/// reproduced from the bytes alone (completion_signal_unknown,
+/// dependency_signal_unknown, and reason bits this build does not know) are excluded
+/// from the comparison; a packet rejected only for such reasons matches when the
+/// bytes parse as valid.
+///
+/// Exit status: 0 when every record re-parses to its captured classification, 1 when
+/// at least one differs, 2 when the file cannot be read.
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    /// The capture file (`.sgcap`).
+    path: PathBuf,
+    /// table: one line per record and a summary line. jsonl: one JSON object per
+    /// record (summary on stderr).
+    #[arg(long, value_enum, default_value_t = ReplayFormat::Table)]
+    format: ReplayFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ReplayFormat {
+    Table,
+    Jsonl,
+}
+
+/// Run a command with the SoftGPU shim preloaded, then summarise its capture.
+///
+/// The shim libsoftgpu_hsa.so must sit next to this softgpu executable. It is
+/// prepended to LD_PRELOAD, and SOFTGPU_CAPTURE, SOFTGPU_TARGET and SOFTGPU_MODE are
+/// set for the command from the options below (an option left out leaves the
+/// variable as it is in the environment, except SOFTGPU_CAPTURE, which defaults to
+/// softgpu-%p.sgcap in the current directory).
+///
+/// %p in the capture path is the process id of the process that initialises HSA.
+/// softgpu expands it with the pid of the command it starts, which is the same
+/// process unless the command is a wrapper (a shell script, for example) that runs
+/// the HSA program as a child: then the capture is written under the child's pid
+/// and softgpu reports that it found no capture. Pass a path without %p for such
+/// commands.
+///
+/// After the command exits, a summary line is printed on stderr: dispatches
+/// validated, rejected, barriers, the capture path, and whether the capture is
+/// complete.
+///
+/// Exit status: the command's own; 128+N when it was killed by signal N; 127 when it
+/// cannot be found, 126 when it cannot be executed; 2 when softgpu itself cannot set
+/// up the run (for example the shim is missing).
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Capture file path (%p expands to the process id), or `off`. Relative paths are
+    /// made absolute against the current directory. [default: softgpu-%p.sgcap]
+    #[arg(long)]
+    capture: Option<String>,
+    /// Virtual GPU agents by target id or alias, comma separated (sets SOFTGPU_TARGET).
+    #[arg(long)]
+    target: Option<String>,
+    /// Runtime mode (sets SOFTGPU_MODE).
+    #[arg(long, value_parser = ["auto", "virtual", "intercept", "observe"])]
+    mode: Option<String>,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+/// `softgpu` with the process's own arguments.
 pub fn main() -> i32 {
-    0
+    main_from(std::env::args_os())
+}
+
+/// `softgpu` with explicit arguments (the first is the program name).
+pub fn main_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match cli.command {
+        Command::Inspect(a) => inspect::inspect(&a.path, a.format),
+        Command::Replay(a) => replay::replay(&a.path, a.format),
+        Command::Run(a) => run::run(a),
+    }
+}
+
+/// Finishes writing a report: a closed pipe (`softgpu inspect x | head`) is not
+/// an error; any other write error is reported and turns the exit code into 2.
+fn finish_output(result: io::Result<()>, code: i32) -> i32 {
+    match result {
+        Ok(()) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "softgpu: cannot write the report: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// The stderr warning for a capture without a trailer.
+fn incomplete_warning(path: &std::path::Path, cap: &crate::capture::Capture) -> String {
+    let where_ = match cap.truncated_at {
+        Some(o) => format!("the file is cut at offset {o}"),
+        None => "the file ends after a whole frame".to_string(),
+    };
+    format!(
+        "softgpu: warning: file {}: capture is incomplete (no trailer: the process did not finish it; {where_}); showing the {} complete records",
+        path.display(),
+        cap.records.len()
+    )
 }

@@ -1,0 +1,89 @@
+//! `softgpu inspect`: every record of a capture, as a table, JSONL or CSV.
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use super::report::{self, Context};
+use super::{EXIT_ERROR, InspectFormat, finish_output, incomplete_warning};
+use crate::capture::{self, Capture};
+
+pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
+    let cap = match capture::read_file(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("softgpu: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    if !cap.complete {
+        eprintln!("{}", incomplete_warning(path, &cap));
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = write_report(&mut out, path, &cap, format).and_then(|()| out.flush());
+    finish_output(result, 0)
+}
+
+fn write_report(
+    out: &mut impl Write,
+    path: &Path,
+    cap: &Capture,
+    format: InspectFormat,
+) -> io::Result<()> {
+    let mut ctx = Context::new(cap);
+    match format {
+        InspectFormat::Jsonl => {
+            for r in &cap.records {
+                writeln!(out, "{}", ctx.view(r).json())?;
+            }
+        }
+        InspectFormat::Csv => {
+            writeln!(out, "{}", report::CSV_COLUMNS.join(","))?;
+            for r in &cap.records {
+                writeln!(out, "{}", report::csv_row(&ctx.view(r)))?;
+            }
+        }
+        InspectFormat::Table => {
+            let agents: Vec<String> = cap
+                .header
+                .agents
+                .iter()
+                .map(|a| match &a.target {
+                    Some(t) => format!("{}={} ({t})", a.index, a.name),
+                    None => format!("{}={}", a.index, a.name),
+                })
+                .collect();
+            writeln!(
+                out,
+                "capture {}: format {}.{}, pid {}, mode {}, agents [{}], {} queue(s), {} code object(s)",
+                path.display(),
+                cap.version.0,
+                cap.version.1,
+                cap.header.pid,
+                cap.header.mode,
+                agents.join(", "),
+                cap.queues.len(),
+                cap.code_objects.len()
+            )?;
+            writeln!(out, "{}", report::TABLE_HEADER)?;
+            for r in &cap.records {
+                writeln!(out, "{}", report::table_line(&ctx.view(r)))?;
+            }
+            let c = cap.counts();
+            let state = if cap.complete {
+                "capture complete".to_string()
+            } else {
+                match cap.truncated_at {
+                    Some(o) => format!("capture INCOMPLETE (cut at offset {o})"),
+                    None => "capture INCOMPLETE (no trailer)".to_string(),
+                }
+            };
+            writeln!(
+                out,
+                "{} records: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; {}",
+                c.records, c.dispatches_validated, c.rejected, c.barriers, state
+            )?;
+        }
+    }
+    Ok(())
+}

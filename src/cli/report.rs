@@ -1,0 +1,378 @@
+//! Turning captured records into report rows: the JSONL object of
+//! `docs`/`INTERFACES.md`, table lines and CSV rows. Pure: no I/O.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::abi::PacketType;
+use crate::aql::{DecodedPacket, LABEL_NOT_KERNEL_SUCCESS, Reason, ReasonSet, Status};
+use crate::capture::{Capture, CapturedRecord, KernargClass};
+
+/// `0x` + lower-case hex, no padding.
+pub fn hex(v: u64) -> String {
+    format!("{v:#x}")
+}
+
+/// The 64 bytes as 128 lower-case hex characters.
+pub fn raw_hex(raw: &[u8; 64]) -> String {
+    let mut s = String::with_capacity(128);
+    for b in raw {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Stable codes of every bit in `set`; a bit this build does not know (a newer
+/// writer's reason) is shown as `unknown_reason_N` rather than dropped.
+pub fn reason_codes(set: ReasonSet) -> Vec<String> {
+    (0u8..64)
+        .filter(|b| set.0 & (1u64 << b) != 0)
+        .map(|b| match Reason::from_u8(b) {
+            Some(r) => r.code().to_string(),
+            None => format!("unknown_reason_{b}"),
+        })
+        .collect()
+}
+
+/// A kernel descriptor symbol without `.kd`, demangled when it is an Itanium
+/// C++ name (`_Z...`), else as is.
+pub fn kernel_name(symbol: &str) -> String {
+    let base = symbol.strip_suffix(".kd").unwrap_or(symbol);
+    if base.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
+            if let Ok(s) = sym.demangle() {
+                return s;
+            }
+        }
+    }
+    base.to_string()
+}
+
+/// Lookups shared by every record of one capture.
+#[derive(Debug)]
+pub struct Context<'a> {
+    pub capture: &'a Capture,
+    symbols: HashMap<u64, &'a str>,
+    names: HashMap<u64, String>,
+    targets: HashMap<u64, Option<&'a str>>,
+    agents: HashMap<u64, Option<u32>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(capture: &'a Capture) -> Context<'a> {
+        let mut symbols = HashMap::new();
+        for co in &capture.code_objects {
+            for (addr, name) in &co.symbols {
+                // The first table that names an address wins.
+                symbols.entry(*addr).or_insert(name.as_str());
+            }
+        }
+        let mut targets = HashMap::new();
+        let mut agents = HashMap::new();
+        for q in &capture.queues {
+            let agent = capture
+                .header
+                .agents
+                .iter()
+                .find(|a| a.index == q.agent_index);
+            targets.insert(q.queue_id, agent.and_then(|a| a.target.as_deref()));
+            agents.insert(q.queue_id, Some(q.agent_index));
+        }
+        Context {
+            capture,
+            symbols,
+            names: HashMap::new(),
+            targets,
+            agents,
+        }
+    }
+
+    /// Everything a report shows about one record.
+    pub fn view(&mut self, rec: &'a CapturedRecord) -> View<'a> {
+        let dec = DecodedPacket::decode(&rec.raw);
+        let is_dispatch = dec.packet_type == PacketType::KERNEL_DISPATCH;
+        let symbol = dec
+            .kernel_object
+            .and_then(|k| self.symbols.get(&k).copied());
+        let name = match (symbol, dec.kernel_object) {
+            (Some(s), Some(k)) => Some(
+                self.names
+                    .entry(k)
+                    .or_insert_with(|| kernel_name(s))
+                    .clone(),
+            ),
+            _ => None,
+        };
+        View {
+            rec,
+            pid: self.capture.header.pid,
+            dec,
+            kernarg_class: is_dispatch.then_some(rec.kernarg_class),
+            symbol,
+            name,
+            target: self.targets.get(&rec.queue_id).copied().flatten(),
+            agent_index: self.agents.get(&rec.queue_id).copied().flatten(),
+        }
+    }
+}
+
+/// One record with its decoded fields and resolved names.
+#[derive(Debug)]
+pub struct View<'a> {
+    pub rec: &'a CapturedRecord,
+    pub pid: u32,
+    pub dec: DecodedPacket,
+    /// `None` for packets other than kernel dispatches.
+    pub kernarg_class: Option<KernargClass>,
+    pub symbol: Option<&'a str>,
+    pub name: Option<String>,
+    pub target: Option<&'a str>,
+    pub agent_index: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct JsonHeader {
+    barrier: bool,
+    acquire_fence_scope: &'static str,
+    release_fence_scope: &'static str,
+}
+
+/// The JSONL record. Field order follows `INTERFACES.md`; the fields after
+/// `raw` are extras.
+#[derive(Serialize)]
+struct JsonRecord<'a> {
+    seq: u64,
+    pid: u32,
+    queue_id: u64,
+    packet_index: u64,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    status: &'static str,
+    label: &'static str,
+    reasons: Vec<String>,
+    header: JsonHeader,
+    dimensions: Option<u16>,
+    workgroup: Option<[u16; 3]>,
+    grid: Option<[u32; 3]>,
+    private_segment_size: Option<u32>,
+    group_segment_size: Option<u32>,
+    kernel_object: Option<String>,
+    kernarg_address: Option<String>,
+    completion_signal: String,
+    kernarg_class: Option<&'static str>,
+    kernel_symbol: Option<&'a str>,
+    kernel_name: Option<&'a str>,
+    target: Option<&'a str>,
+    raw: String,
+    result_label: Option<&'static str>,
+    observed_ns: u64,
+    done_ns: u64,
+    thread: u32,
+}
+
+impl View<'_> {
+    /// The JSONL line (without the newline).
+    pub fn json(&self) -> String {
+        let r = self.rec;
+        let d = &self.dec;
+        let j = JsonRecord {
+            seq: r.seq,
+            pid: self.pid,
+            queue_id: r.queue_id,
+            packet_index: r.packet_index,
+            type_: d.type_name,
+            status: r.status.as_str(),
+            label: r.status.label(),
+            reasons: reason_codes(r.reasons),
+            header: JsonHeader {
+                barrier: d.barrier,
+                acquire_fence_scope: d.acquire_fence_scope,
+                release_fence_scope: d.release_fence_scope,
+            },
+            dimensions: d.dimensions,
+            workgroup: d.workgroup,
+            grid: d.grid,
+            private_segment_size: d.private_segment_size,
+            group_segment_size: d.group_segment_size,
+            kernel_object: d.kernel_object.map(hex),
+            kernarg_address: d.kernarg_address.map(hex),
+            completion_signal: hex(d.completion_signal),
+            kernarg_class: self.kernarg_class.map(KernargClass::as_str),
+            kernel_symbol: self.symbol,
+            kernel_name: self.name.as_deref(),
+            target: self.target,
+            raw: raw_hex(&r.raw),
+            result_label: (r.status == Status::Validated).then_some(LABEL_NOT_KERNEL_SUCCESS),
+            observed_ns: r.observed_ns,
+            done_ns: r.done_ns,
+            thread: r.thread,
+        };
+        // Serialising plain strings and numbers cannot fail.
+        serde_json::to_string(&j).unwrap_or_default()
+    }
+
+    /// What the table's KERNEL column shows.
+    pub fn kernel_label(&self) -> String {
+        match (&self.name, self.dec.kernel_object) {
+            (Some(n), _) => n.clone(),
+            (None, Some(k)) => hex(k),
+            (None, None) => "-".into(),
+        }
+    }
+}
+
+/// Table header line of `inspect`.
+pub const TABLE_HEADER: &str = "      SEQ   QUEUE    INDEX  TYPE             STATUS     GRID                  WORKGROUP       KERNARG         KERNEL  REASONS";
+
+fn triple<T: std::fmt::Display>(t: Option<[T; 3]>) -> String {
+    match t {
+        Some([x, y, z]) => format!("{x}x{y}x{z}"),
+        None => "-".into(),
+    }
+}
+
+/// One `inspect` table line.
+pub fn table_line(v: &View<'_>) -> String {
+    let reasons = reason_codes(v.rec.reasons);
+    format!(
+        "{:>9} {:>7} {:>8}  {:<16} {:<10} {:<21} {:<15} {:<15} {}  {}",
+        v.rec.seq,
+        v.rec.queue_id,
+        v.rec.packet_index,
+        v.dec.type_name,
+        v.rec.status.as_str(),
+        triple(v.dec.grid),
+        triple(v.dec.workgroup),
+        v.kernarg_class.map_or("-", KernargClass::as_str),
+        v.kernel_label(),
+        if reasons.is_empty() {
+            "-".to_string()
+        } else {
+            reasons.join(",")
+        },
+    )
+}
+
+/// CSV columns. The first ones carry rocprofv3 `kernel_trace.csv` names where
+/// the meaning matches; the rest are ours.
+pub const CSV_COLUMNS: &[&str] = &[
+    "Kind",
+    "Agent_Id",
+    "Queue_Id",
+    "Thread_Id",
+    "Dispatch_Id",
+    "Kernel_Name",
+    "LDS_Block_Size",
+    "Scratch_Size",
+    "Workgroup_Size_X",
+    "Workgroup_Size_Y",
+    "Workgroup_Size_Z",
+    "Grid_Size_X",
+    "Grid_Size_Y",
+    "Grid_Size_Z",
+    "Seq",
+    "Pid",
+    "Packet_Index",
+    "Packet_Type",
+    "Status",
+    "Label",
+    "Reasons",
+    "Kernel_Symbol",
+    "Kernel_Object",
+    "Kernarg_Address",
+    "Kernarg_Class",
+    "Completion_Signal",
+    "Target",
+    "Observed_Ns",
+    "Done_Ns",
+    "Raw",
+];
+
+/// A CSV field, quoted when it holds a comma, quote or line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One CSV row, in [`CSV_COLUMNS`] order.
+pub fn csv_row(v: &View<'_>) -> String {
+    let r = v.rec;
+    let d = &v.dec;
+    let opt = |o: Option<String>| o.unwrap_or_default();
+    let wg = d.workgroup.map(|w| w.map(|x| x.to_string()));
+    let grid = d.grid.map(|g| g.map(|x| x.to_string()));
+    let at =
+        |a: &Option<[String; 3]>, i: usize| a.as_ref().map(|t| t[i].clone()).unwrap_or_default();
+    let fields: Vec<String> = vec![
+        d.type_name.to_ascii_uppercase(),
+        opt(v.agent_index.map(|a| a.to_string())),
+        r.queue_id.to_string(),
+        r.thread.to_string(),
+        r.seq.to_string(),
+        v.name.clone().unwrap_or_default(),
+        opt(d.group_segment_size.map(|x| x.to_string())),
+        opt(d.private_segment_size.map(|x| x.to_string())),
+        at(&wg, 0),
+        at(&wg, 1),
+        at(&wg, 2),
+        at(&grid, 0),
+        at(&grid, 1),
+        at(&grid, 2),
+        r.seq.to_string(),
+        v.pid.to_string(),
+        r.packet_index.to_string(),
+        d.type_name.to_string(),
+        r.status.as_str().to_string(),
+        r.status.label().to_string(),
+        reason_codes(r.reasons).join(";"),
+        v.symbol.unwrap_or_default().to_string(),
+        opt(d.kernel_object.map(hex)),
+        opt(d.kernarg_address.map(hex)),
+        v.kernarg_class
+            .map(|c| c.as_str().to_string())
+            .unwrap_or_default(),
+        hex(d.completion_signal),
+        v.target.unwrap_or_default().to_string(),
+        r.observed_ns.to_string(),
+        r.done_ns.to_string(),
+        raw_hex(&r.raw),
+    ];
+    fields
+        .iter()
+        .map(|f| csv_field(f))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_are_demangled_without_the_kd_suffix() {
+        assert_eq!(
+            kernel_name("_Z6vecAddPfS_S_i.kd"),
+            "vecAdd(float*, float*, float*, int)"
+        );
+        assert_eq!(kernel_name("plain_kernel.kd"), "plain_kernel");
+        assert_eq!(kernel_name("_Znot a mangled name"), "_Znot a mangled name");
+    }
+
+    #[test]
+    fn unknown_reason_bits_are_shown_not_dropped() {
+        let codes = reason_codes(ReasonSet(1 | (1 << 63)));
+        assert_eq!(codes.len(), 2);
+        assert_eq!(codes[1], "unknown_reason_63");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_needed() {
+        assert_eq!(csv_field("abc"), "abc");
+        assert_eq!(csv_field("f(int, int)"), "\"f(int, int)\"");
+        assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
+    }
+}

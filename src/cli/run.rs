@@ -1,0 +1,207 @@
+//! `softgpu run`: run a command with the shim preloaded, then summarise the
+//! capture it wrote.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{EXIT_ERROR, RunArgs};
+use crate::capture;
+use crate::config::{DEFAULT_CAPTURE, expand_pid};
+
+/// File name of the shim, looked up next to the `softgpu` executable.
+pub const SHIM_NAME: &str = "libsoftgpu_hsa.so";
+
+/// The shim next to the running executable.
+fn find_shim() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the softgpu executable's own path: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+    let shim = dir.join(SHIM_NAME);
+    if !shim.is_file() {
+        return Err(format!(
+            "the shim {} is missing: {SHIM_NAME} must sit next to {} (cargo build --release builds both into target/release/)",
+            shim.display(),
+            exe.display()
+        ));
+    }
+    let s = shim.to_string_lossy();
+    if s.contains([':', ' ']) || shim.to_str().is_none() {
+        return Err(format!(
+            "the shim path {s} contains a character LD_PRELOAD cannot carry (space, colon or non-UTF-8): move softgpu and {SHIM_NAME} elsewhere"
+        ));
+    }
+    Ok(shim)
+}
+
+/// `LD_PRELOAD` with the shim first and any existing entries after it.
+fn preload_value(shim: &Path, existing: Option<OsString>) -> OsString {
+    let mut v = OsString::from(shim.as_os_str());
+    if let Some(e) = existing.filter(|e| !e.is_empty()) {
+        v.push(":");
+        v.push(e);
+    }
+    v
+}
+
+/// What identifies one version of a file, to tell a fresh capture from a stale one.
+fn file_id(p: &Path) -> Option<(u64, u64, i64, i64, u64)> {
+    let m = std::fs::metadata(p).ok()?;
+    Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.size()))
+}
+
+pub(super) fn run(args: RunArgs) -> i32 {
+    let shim = match find_shim() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("softgpu run: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let template = args.capture.unwrap_or_else(|| DEFAULT_CAPTURE.to_string());
+    let capture_off = template == "off";
+    let template = if capture_off || Path::new(&template).is_absolute() {
+        template
+    } else {
+        match std::env::current_dir() {
+            Ok(d) => d.join(&template).to_string_lossy().into_owned(),
+            Err(e) => {
+                eprintln!("softgpu run: cannot resolve the capture path {template}: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    };
+    // A path without %p may already exist from an earlier run.
+    let before = (!capture_off && !template.contains("%p"))
+        .then(|| file_id(Path::new(&template)))
+        .flatten();
+
+    let Some((program, rest)) = args.command.split_first() else {
+        eprintln!("softgpu run: no command given (usage: softgpu run [OPTIONS] -- CMD [ARGS...])");
+        return EXIT_ERROR;
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(rest)
+        .env(
+            "LD_PRELOAD",
+            preload_value(&shim, std::env::var_os("LD_PRELOAD")),
+        )
+        .env("SOFTGPU_CAPTURE", &template);
+    if let Some(t) = &args.target {
+        cmd.env("SOFTGPU_TARGET", t);
+    }
+    if let Some(m) = &args.mode {
+        cmd.env("SOFTGPU_MODE", m);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = match e.kind() {
+                io::ErrorKind::NotFound => 127,
+                io::ErrorKind::PermissionDenied => 126,
+                _ => 126,
+            };
+            eprintln!(
+                "softgpu run: cannot run {}: {e}",
+                Path::new(program).display()
+            );
+            return code;
+        }
+    };
+    let pid = child.id();
+    let status = match child.wait() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "softgpu run: cannot wait for {}: {e}",
+                Path::new(program).display()
+            );
+            return EXIT_ERROR;
+        }
+    };
+    let code = match (status.code(), status.signal()) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        (None, None) => EXIT_ERROR,
+    };
+    if let Some(sig) = status.signal() {
+        eprintln!(
+            "softgpu run: {} was killed by signal {sig}",
+            Path::new(program).display()
+        );
+    }
+    if capture_off {
+        eprintln!("softgpu run: capture was off (--capture off); nothing to summarise");
+        return code;
+    }
+    let path = PathBuf::from(expand_pid(&template, pid));
+    summarise(
+        &path,
+        before.is_some() && file_id(&path) == before,
+        template.contains("%p"),
+    );
+    code
+}
+
+fn summarise(path: &Path, stale: bool, per_pid: bool) {
+    if stale || !path.exists() {
+        eprintln!(
+            "softgpu run: no capture at {}: the program did not initialise HSA through the shim{}",
+            path.display(),
+            if per_pid {
+                ", or a child process wrote it under its own pid (see softgpu run --help)"
+            } else {
+                ""
+            }
+        );
+        return;
+    }
+    match capture::read_file(path) {
+        Err(e) => eprintln!("softgpu run: {e}"),
+        Ok(cap) => {
+            let c = cap.counts();
+            let state = if cap.complete {
+                "complete".to_string()
+            } else {
+                match cap.truncated_at {
+                    Some(o) => format!("INCOMPLETE: no trailer, cut at offset {o}"),
+                    None => "INCOMPLETE: no trailer".to_string(),
+                }
+            };
+            eprintln!(
+                "softgpu run: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; capture: {} ({state})",
+                c.dispatches_validated,
+                c.rejected,
+                c.barriers,
+                path.display()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shim_goes_first_in_ld_preload() {
+        let shim = Path::new("/opt/sg/libsoftgpu_hsa.so");
+        assert_eq!(
+            preload_value(shim, None),
+            OsString::from("/opt/sg/libsoftgpu_hsa.so")
+        );
+        assert_eq!(
+            preload_value(shim, Some("libother.so".into())),
+            OsString::from("/opt/sg/libsoftgpu_hsa.so:libother.so")
+        );
+        assert_eq!(
+            preload_value(shim, Some("".into())),
+            OsString::from("/opt/sg/libsoftgpu_hsa.so")
+        );
+    }
+}
