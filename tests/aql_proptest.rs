@@ -40,8 +40,16 @@ fn workgroup(dims: u16) -> impl Strategy<Value = [u16; 3]> {
 
 fn grid(dims: u16) -> impl Strategy<Value = [u32; 3]> {
     let used = 1u32..=u32::MAX;
-    let y = if dims >= 2 { used.clone().boxed() } else { Just(1).boxed() };
-    let z = if dims >= 3 { used.clone().boxed() } else { Just(1).boxed() };
+    let y = if dims >= 2 {
+        used.clone().boxed()
+    } else {
+        Just(1).boxed()
+    };
+    let z = if dims >= 3 {
+        used.clone().boxed()
+    } else {
+        Just(1).boxed()
+    };
     (used, y, z).prop_map(|(x, y, z)| [x, y, z])
 }
 
@@ -254,4 +262,36 @@ proptest! {
             prop_assert_eq!(q.header(slot), INVALID_HEADER);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// The `processor_ops` fuzz target's replay, on stable: random operation
+    /// streams (publish, reserve, late publish, drain, signal change, limit
+    /// change) never break the processor's invariants.
+    #[test]
+    fn random_operation_streams_keep_the_processor_invariants(
+        ops in prop::collection::vec(any::<u8>(), 0..600),
+    ) {
+        softgpu_hsa::aql::mock::replay_ops(&ops);
+    }
+}
+
+#[test]
+fn an_operation_stream_with_waiting_barriers_and_late_publishes_replays_cleanly() {
+    // publish barrier-AND on signals 0 and 1 (both 1); reserve a dispatch
+    // without publishing; drain (blocked); set signal 0 to 0; drain (still
+    // blocked); publish the reserved slot; set signal 1 to 0; drain.
+    let ops = [
+        0, 2, 0, 2, 3, 0, 0, 0, //
+        2, 0, 0, //
+        4, //
+        6, 0, 0, //
+        4, //
+        3, //
+        6, 1, 0, //
+        4,
+    ];
+    softgpu_hsa::aql::mock::replay_ops(&ops);
 }

@@ -12,7 +12,7 @@
 use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use super::parse::make_header;
-use super::{PacketRecord, QueueMemory, RecordSink, SignalOps};
+use super::{PacketRecord, Processor, QueueMemory, RecordSink, SignalOps};
 use crate::abi::{
     BarrierAndPacket, BarrierOrPacket, FenceScope, HsaSignal, KernelDispatchPacket, PacketType,
 };
@@ -326,4 +326,313 @@ pub fn barrier_or(deps: [u64; 5], completion_signal: u64) -> BarrierOrPacket {
         },
         ..BarrierOrPacket::default()
     }
+}
+
+/// Ring size [`replay_ops`] uses: small, so wraparound happens early.
+const OPS_RING: u64 = 8;
+/// Signals [`replay_ops`] uses.
+const OPS_SIGNALS: usize = 4;
+/// A handle [`MockSignals`] never knows.
+const OPS_BOGUS_HANDLE: u64 = 0xBAD0;
+
+/// Reads the operation stream of [`replay_ops`]; yields zeros once exhausted.
+struct OpBytes<'a>(&'a [u8]);
+
+impl OpBytes<'_> {
+    fn byte(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((b, rest)) => {
+                self.0 = rest;
+                *b
+            }
+            None => 0,
+        }
+    }
+
+    fn u64(&mut self) -> u64 {
+        (0..8).fold(0, |acc, i| acc | u64::from(self.byte()) << (8 * i))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A handle chosen by one byte: null, one of the live signals, or bogus.
+fn ops_handle(b: u8, s: &MockSignals) -> u64 {
+    match b % 8 {
+        0 | 1 => 0,
+        k @ 2..=5 => s.handle(usize::from(k - 2)),
+        6 => OPS_BOGUS_HANDLE,
+        _ => s.handle(0) + 8, // near miss: inside the table, misaligned
+    }
+}
+
+fn ops_packet(ops: &mut OpBytes<'_>, s: &MockSignals) -> [u8; 64] {
+    use super::parse::encode_kernel_dispatch;
+    use super::parse::{encode_agent_dispatch, encode_barrier_and, encode_barrier_or};
+    let kind = ops.byte();
+    let completion = ops_handle(ops.byte(), s);
+    let mut bytes = match kind % 6 {
+        0 => encode_kernel_dispatch(&valid_dispatch(0x4000, completion)),
+        1 => {
+            let mut p = valid_dispatch(0x4000, completion);
+            let v = ops.byte();
+            match ops.byte() % 8 {
+                0 => p.setup = u16::from(v),
+                1 => p.workgroup_size_x = u16::from(v) << 4,
+                2 => p.grid_size_y = u32::from(v),
+                3 => p.reserved0 = u16::from(v),
+                4 => p.kernel_object = u64::from(v),
+                5 => p.kernarg_address = u64::from(v),
+                6 => {
+                    p.header = make_header(
+                        PacketType::KERNEL_DISPATCH,
+                        false,
+                        FenceScope(v),
+                        FenceScope(v >> 2),
+                    )
+                }
+                _ => p.reserved2 = u64::from(v),
+            }
+            encode_kernel_dispatch(&p)
+        }
+        2 => {
+            let deps = core::array::from_fn(|_| ops_handle(ops.byte(), s));
+            encode_barrier_and(&barrier_and(deps, completion))
+        }
+        3 => {
+            let deps = core::array::from_fn(|_| ops_handle(ops.byte(), s));
+            encode_barrier_or(&barrier_or(deps, completion))
+        }
+        4 => {
+            let mut raw = [0u8; 64];
+            for w in raw.chunks_exact_mut(8) {
+                w.copy_from_slice(&ops.u64().to_le_bytes());
+            }
+            raw
+        }
+        _ => {
+            let mut p = crate::abi::AgentDispatchPacket {
+                completion_signal: HsaSignal { handle: completion },
+                ..Default::default()
+            };
+            p.header = u16::from(ops.byte());
+            encode_agent_dispatch(&p)
+        }
+    };
+    // A published header of type INVALID would be indistinguishable from an
+    // unpublished slot; producers never publish one.
+    if bytes[0] == PacketType::INVALID.0 {
+        bytes[0] = PacketType::KERNEL_DISPATCH.0;
+    }
+    bytes
+}
+
+/// The model [`replay_ops`] checks the processor against.
+struct OpsModel {
+    /// Every reserved slot by logical index: its bytes and whether published.
+    slots: Vec<([u8; 64], bool)>,
+    /// Expected signal values.
+    signals: [i64; OPS_SIGNALS],
+    /// Records already checked.
+    checked: usize,
+}
+
+impl OpsModel {
+    fn signal_index(&self, s: &MockSignals, handle: u64) -> Option<usize> {
+        (0..OPS_SIGNALS).find(|&k| s.handle(k) == handle)
+    }
+
+    /// What the processor must decide about `raw`, given the signal values
+    /// the model expects: the full reason set, or `None` for "keep waiting".
+    fn expected(&self, p: &Processor, s: &MockSignals, raw: &[u8; 64]) -> Option<super::ReasonSet> {
+        use super::Reason;
+        use super::parse::{header_type, parse_supported_packet_with_limit};
+        let ty = header_type(u16::from_le_bytes([raw[0], raw[1]]));
+        let handle = |off: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&raw[off..off + 8]);
+            u64::from_le_bytes(w)
+        };
+        let parsed = parse_supported_packet_with_limit(raw, p.max_workgroup_size);
+        let mut reasons = parsed.err().unwrap_or_default();
+        let completion = handle(56);
+        let typed = matches!(
+            ty,
+            PacketType::KERNEL_DISPATCH
+                | PacketType::BARRIER_AND
+                | PacketType::BARRIER_OR
+                | PacketType::AGENT_DISPATCH
+        );
+        if typed && completion != 0 && self.signal_index(s, completion).is_none() {
+            reasons.insert(Reason::CompletionSignalUnknown);
+        }
+        let barrier = matches!(ty, PacketType::BARRIER_AND | PacketType::BARRIER_OR);
+        let deps: Vec<u64> = (0..5)
+            .map(|i| handle(8 + 8 * i))
+            .filter(|&h| h != 0)
+            .collect();
+        if barrier && deps.iter().any(|&h| self.signal_index(s, h).is_none()) {
+            reasons.insert(Reason::DependencySignalUnknown);
+        }
+        if !reasons.is_empty() || !barrier {
+            return Some(reasons);
+        }
+        let zero: Vec<bool> = deps
+            .iter()
+            .map(|&h| self.signals[self.signal_index(s, h).unwrap()] == 0)
+            .collect();
+        let ready = if ty == PacketType::BARRIER_AND {
+            zero.iter().all(|&z| z)
+        } else {
+            zero.is_empty() || zero.iter().any(|&z| z)
+        };
+        ready.then_some(reasons)
+    }
+
+    /// Checks the records a drain produced and the state it left.
+    fn check_drain(
+        &mut self,
+        p: &Processor,
+        q: &MockQueue,
+        s: &MockSignals,
+        state: &super::QueueState,
+        sink: &VecSink,
+        outcome: super::DrainOutcome,
+    ) {
+        use super::{DrainOutcome, Status};
+        for (i, rec) in sink.records.iter().enumerate().skip(self.checked) {
+            assert_eq!(
+                rec.packet_index, i as u64,
+                "records in index order, once each"
+            );
+            let (bytes, published) = self.slots[i];
+            assert!(published, "record for an unpublished slot {i}");
+            assert_eq!(rec.raw, bytes, "record holds the published bytes");
+            let want = self
+                .expected(p, s, &bytes)
+                .expect("a record for a barrier that should still wait");
+            assert_eq!(rec.reasons, want);
+            let status = if want.is_empty() {
+                Status::Validated
+            } else {
+                Status::Rejected
+            };
+            assert_eq!(rec.status, status);
+            if status == Status::Validated {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&bytes[56..64]);
+                if let Some(k) = self.signal_index(s, u64::from_le_bytes(w)) {
+                    self.signals[k] -= 1;
+                }
+            }
+        }
+        self.checked = sink.records.len();
+        let done = self.checked as u64;
+        assert_eq!(state.observed_through, done);
+        assert_eq!(q.read_index(), done);
+        for k in 0..OPS_SIGNALS {
+            assert_eq!(s.value(s.handle(k)), self.signals[k], "signal {k}");
+        }
+        match outcome {
+            DrainOutcome::Idle => assert_eq!(done, self.slots.len() as u64),
+            DrainOutcome::Stalled { index } => {
+                assert_eq!(index, done);
+                assert!(!self.slots[index as usize].1, "stalled on a published slot");
+            }
+            DrainOutcome::BlockedOnBarrier { index } => {
+                assert_eq!(index, done);
+                let (bytes, published) = self.slots[index as usize];
+                assert!(published);
+                assert_eq!(
+                    self.expected(p, s, &bytes),
+                    None,
+                    "blocked on a ready packet"
+                );
+            }
+        }
+    }
+}
+
+/// Replays `data` as a sequence of operations on one mock queue (ring of 8,
+/// four signals) and checks the processor against a model after every
+/// drain. Panics on any violation. Used by the `processor_ops` fuzz target
+/// and by a property test.
+///
+/// Operations, one selector byte each: publish a new packet; reserve a slot
+/// and write its body without publishing; publish the oldest unpublished
+/// slot; drain; set a signal; change the workgroup limit. At the end every
+/// slot is published and the signals are reset to 0 until the queue is idle,
+/// so every packet must have exactly one record.
+pub fn replay_ops(data: &[u8]) {
+    use super::{DrainOutcome, QueueState};
+    let q = MockQueue::new(OPS_RING);
+    let s = MockSignals::new(&[1; OPS_SIGNALS]);
+    let mut p = Processor::default();
+    let mut state = QueueState::default();
+    let mut sink = VecSink::new();
+    let mut m = OpsModel {
+        slots: Vec::new(),
+        signals: [1; OPS_SIGNALS],
+        checked: 0,
+    };
+    let mut ops = OpBytes(data);
+    while !ops.is_empty() {
+        match ops.byte() % 8 {
+            op @ (0..=2) => {
+                if q.write_index() - q.read_index() >= OPS_RING {
+                    continue;
+                }
+                let bytes = ops_packet(&mut ops, &s);
+                let index = q.reserve(1);
+                if op == 2 {
+                    q.write_body(index, &bytes);
+                } else {
+                    q.publish(index, &bytes);
+                }
+                m.slots.push((bytes, op != 2));
+            }
+            3 => {
+                if let Some(i) = m.slots.iter().position(|x| !x.1) {
+                    q.publish_header(i as u64, &m.slots[i].0);
+                    m.slots[i].1 = true;
+                }
+            }
+            4 | 5 => {
+                let out = p.drain(&mut state, 1, &q, &s, &mut sink);
+                m.check_drain(&p, &q, &s, &state, &sink, out);
+            }
+            6 => {
+                let k = usize::from(ops.byte()) % OPS_SIGNALS;
+                let v = i64::from(ops.byte() as i8 % 3);
+                s.set(s.handle(k), v);
+                m.signals[k] = v;
+            }
+            _ => p = Processor::new(u32::from(ops.byte()) << 3),
+        }
+    }
+    for i in 0..m.slots.len() {
+        if !m.slots[i].1 {
+            q.publish_header(i as u64, &m.slots[i].0);
+            m.slots[i].1 = true;
+        }
+    }
+    // Each round releases at least the barrier at the head, so this ends.
+    for _ in 0..=m.slots.len() {
+        for k in 0..OPS_SIGNALS {
+            s.set(s.handle(k), 0);
+            m.signals[k] = 0;
+        }
+        let out = p.drain(&mut state, 1, &q, &s, &mut sink);
+        m.check_drain(&p, &q, &s, &state, &sink, out);
+        if out == DrainOutcome::Idle {
+            break;
+        }
+    }
+    assert_eq!(
+        sink.records.len(),
+        m.slots.len(),
+        "every packet recorded once"
+    );
 }
