@@ -85,10 +85,11 @@ struct JsonReplay {
 
 /// Offline, every non-null kernarg is opaque: nothing is dereferenced.
 fn offline_kernarg_class(dec: &DecodedPacket) -> Option<&'static str> {
-    (dec.packet_type == PacketType::KERNEL_DISPATCH).then(|| match dec.kernarg_address {
+    let class = match dec.kernarg_address {
         Some(0) | None => "null",
         Some(_) => "foreign_opaque",
-    })
+    };
+    (dec.packet_type == PacketType::KERNEL_DISPATCH).then_some(class)
 }
 
 pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
