@@ -839,6 +839,21 @@ fn a_slot_published_late_holds_back_later_slots_and_each_packet_is_recorded_once
         Want::dispatch(1, [64, 1, 1], [64, 1, 1], 2),
     ];
     check(&run, &wants);
+    // The doorbell rung while slot 0 was unpublished made a drain stop there.
+    let capture = softgpu_hsa::capture::read_file(&run.capture)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", run.capture.display()));
+    let trailer = capture.trailer.unwrap_or_else(|| {
+        panic!(
+            "{} has no trailer (capture not finished)",
+            run.capture.display()
+        )
+    });
+    assert!(
+        trailer.stalls >= 1,
+        "the capture trailer counts {} stalls; the drain at the unpublished slot 0 should count one\n{}",
+        trailer.stalls,
+        run.context()
+    );
 }
 
 // ---------------------------------------------------------------------------
