@@ -453,3 +453,29 @@ fn a_huge_symbol_table_round_trips() {
     assert!(cap.code_objects[1].symbols.is_empty());
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn the_writer_is_send_and_sync_and_producers_are_send() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<CaptureWriter>();
+    send_sync::<Arc<CaptureWriter>>();
+    send::<softgpu_hsa::capture::QueueProducer>();
+}
+
+#[test]
+fn registering_a_queue_id_twice_keeps_one_queue_frame_and_every_record() {
+    let path = tmp("queue_twice");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mut a = w.register_queue(1, 1, 64, 0);
+    let mut b = w.register_queue(1, 1, 64, 5);
+    a.push(&rec(1, 0, barrier_raw(3), Status::Validated, 0));
+    b.push(&rec(1, 1, barrier_raw(3), Status::Validated, 0));
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.queues.len(), 1);
+    assert_eq!(cap.queues[0].created_ns, 0);
+    assert_eq!(cap.records.len(), 2);
+    let _ = std::fs::remove_file(&path);
+}

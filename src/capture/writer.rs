@@ -14,6 +14,7 @@
 //! writer thread flushes at least every `flush_interval` while records arrive;
 //! `finish` drains everything, writes the Trailer, flushes and fsyncs.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -273,6 +274,7 @@ impl CaptureWriter {
             last_flush: Instant::now(),
             options: options.clone(),
             flush_served: 0,
+            queue_ids: HashSet::new(),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -454,6 +456,7 @@ struct WriterState {
     last_flush: Instant,
     options: WriterOptions,
     flush_served: u64,
+    queue_ids: HashSet<u64>,
 }
 
 impl WriterState {
@@ -552,6 +555,16 @@ impl WriterState {
         for c in controls {
             match c {
                 Control::Queue(info, ring) => {
+                    self.rings.push(ring);
+                    if !self.queue_ids.insert(info.queue_id) {
+                        // One Queue frame per id (readers reject a second one);
+                        // the new ring still gets drained.
+                        tracing::warn!(
+                            queue_id = info.queue_id,
+                            "softgpu: capture: queue id registered twice; keeping its first queue frame"
+                        );
+                        continue;
+                    }
                     let mut p = PayloadBuf::default();
                     p.u64(info.queue_id)
                         .u32(info.agent_index)
@@ -561,7 +574,6 @@ impl WriterState {
                     format::push_frame(&mut f, kind::QUEUE, &p.0);
                     self.write(&f);
                     self.queues = self.queues.saturating_add(1);
-                    self.rings.push(ring);
                 }
                 Control::CodeObject(co) => {
                     self.code_objects = self.code_objects.saturating_add(1);
