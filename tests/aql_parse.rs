@@ -349,7 +349,12 @@ fn barrier_with_an_invalid_fence_scope_is_rejected() {
         ]))
     );
     let mut o = barrier_or([0; 5], 0);
-    o.header = make_header(PacketType::BARRIER_OR, false, FenceScope::NONE, FenceScope(3));
+    o.header = make_header(
+        PacketType::BARRIER_OR,
+        false,
+        FenceScope::NONE,
+        FenceScope(3),
+    );
     assert_eq!(
         parse_supported_packet(&encode_barrier_or(&o)),
         Err(set(&[Reason::ReleaseFenceScopeInvalid]))
@@ -522,7 +527,9 @@ fn decode_reads_every_dispatch_field_at_its_hsa_offset() {
         kernel_object: 0x1122_3344_5566_7788,
         kernarg_address: 0x99AA_BBCC_DDEE_FF00,
         reserved2: 0,
-        completion_signal: HsaSignal { handle: 0xDEAD_BEEF },
+        completion_signal: HsaSignal {
+            handle: 0xDEAD_BEEF,
+        },
     };
     let d = DecodedPacket::decode(&encode_kernel_dispatch(&p));
     assert_eq!(d.header, p.header);

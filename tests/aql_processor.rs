@@ -208,7 +208,10 @@ fn a_rejected_packet_leaves_its_completion_signal_untouched_but_is_invalidated_a
     assert_eq!(s.value(h), 1);
     let rec = &sink.0.records[0];
     assert_eq!(rec.status, Status::Rejected);
-    assert_eq!(rec.reasons.iter().collect::<Vec<_>>(), [Reason::GridSizeZero]);
+    assert_eq!(
+        rec.reasons.iter().collect::<Vec<_>>(),
+        [Reason::GridSizeZero]
+    );
     assert_eq!(rec.raw, bytes);
     assert_eq!(q.read_index(), 1);
     assert_eq!(q.header(0), INVALID_HEADER);
@@ -413,7 +416,12 @@ fn a_barrier_with_an_invalid_fence_scope_is_rejected_without_waiting() {
     let mut r = Rig::new(8, &[1, 1]);
     let (d, c) = (r.s.handle(0), r.s.handle(1));
     let mut b = barrier_or([d, 0, 0, 0, 0], c);
-    b.header = make_header(PacketType::BARRIER_OR, true, FenceScope(3), FenceScope::NONE);
+    b.header = make_header(
+        PacketType::BARRIER_OR,
+        true,
+        FenceScope(3),
+        FenceScope::NONE,
+    );
     r.q.submit(&encode_barrier_or(&b));
     assert_eq!(r.drain(), DrainOutcome::Idle);
     assert_eq!(r.records()[0].status, Status::Rejected);
@@ -514,7 +522,10 @@ fn the_gate_runs_one_drainer_and_a_ring_during_a_drain_causes_one_more_pass() {
         }
     });
     assert!(drained);
-    assert_eq!(passes, 2, "the two rings during pass 1 are covered by pass 2");
+    assert_eq!(
+        passes, 2,
+        "the two rings during pass 1 are covered by pass 2"
+    );
     assert!(gate.is_idle());
     assert!(gate.ring(|| passes += 1));
     assert_eq!(passes, 3);

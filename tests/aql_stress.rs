@@ -95,10 +95,8 @@ fn producer_and_seq(kernel_object: u64) -> (u64, u64) {
 fn produce(q: &Queue, p: &Processor, signals: &MockSignals, producer: u64, count: u64) {
     let completion = signals.handle(producer as usize);
     for seq in 0..count {
-        let bytes = encode_kernel_dispatch(&valid_dispatch(
-            kernel_object(producer, seq),
-            completion,
-        ));
+        let bytes =
+            encode_kernel_dispatch(&valid_dispatch(kernel_object(producer, seq), completion));
         let index = q.ring.reserve(1);
         wait_for_space(q, index);
         q.ring.publish(index, &bytes);
@@ -112,7 +110,10 @@ fn wait_for_space(q: &Queue, index: u64) {
     let size = q.ring.size();
     let deadline = Instant::now() + Duration::from_secs(60);
     while index - q.ring.read_index() >= size {
-        assert!(Instant::now() < deadline, "slot {index} never freed: lost doorbell?");
+        assert!(
+            Instant::now() < deadline,
+            "slot {index} never freed: lost doorbell?"
+        );
         std::thread::yield_now();
     }
 }

@@ -29,7 +29,9 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::parse::{ParsedPacket, Reason, ReasonSet, header_type, parse_supported_packet_with_limit};
+use super::parse::{
+    ParsedPacket, Reason, ReasonSet, header_type, parse_supported_packet_with_limit,
+};
 use super::{MAX_WORKGROUP_SIZE, PacketRecord, QueueMemory, RecordSink, SignalOps, Status};
 use crate::abi::PacketType;
 
@@ -221,7 +223,9 @@ fn handle_at(raw: &[u8; 64], off: usize) -> u64 {
 /// The non-null dependency handles of a barrier packet.
 #[inline]
 fn deps(raw: &[u8; 64]) -> impl Iterator<Item = u64> + '_ {
-    (0..5).map(|i| handle_at(raw, 8 + 8 * i)).filter(|&h| h != 0)
+    (0..5)
+        .map(|i| handle_at(raw, 8 + 8 * i))
+        .filter(|&h| h != 0)
 }
 
 /// Decides which of several threads ringing one queue's doorbell drains it,
