@@ -130,6 +130,9 @@ static inline hsa_status_t sg_pool_cb(hsa_amd_memory_pool_t pool, void *data) {
 
 /* hsa_init, find the first GPU and CPU agents and the kernarg pool. */
 static inline void sg_init(sg_ctx *ctx) {
+    /* Line-buffered even into a pipe, so output interleaves with the runtime's stderr
+     * in order, and a hung program still shows how far it got. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     memset(ctx, 0, sizeof *ctx);
     hsa_status_t init = hsa_init();
     SG_EXPECT(init == HSA_STATUS_SUCCESS,
