@@ -479,3 +479,42 @@ fn registering_a_queue_id_twice_keeps_one_queue_frame_and_every_record() {
     assert_eq!(cap.records.len(), 2);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn after_drain_a_freed_kernarg_is_still_classified_as_it_was_when_pushed() {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    let path = tmp("drain");
+    let owned: Arc<Mutex<HashSet<u64>>> = Arc::new(Mutex::new(HashSet::from([0x5000])));
+    let o2 = owned.clone();
+    // A slow poll, so without drain the record would still be in the ring.
+    let opts = WriterOptions {
+        poll_interval: Duration::from_secs(5),
+        ..WriterOptions::default()
+    };
+    let w = CaptureWriter::create_with(
+        &path,
+        header(),
+        Box::new(move |a| {
+            if o2.lock().unwrap().contains(&a) {
+                KernargClass::Softgpu
+            } else {
+                KernargClass::ForeignOpaque
+            }
+        }),
+        opts,
+    )
+    .unwrap();
+    let mut q = w.register_queue(1, 1, 64, 0);
+    w.drain(); // nothing pushed: returns at once
+    q.push(&rec(1, 0, dispatch_raw(0, 0x5000), Status::Validated, 0));
+    w.drain();
+    owned.lock().unwrap().remove(&0x5000); // the runtime frees the kernargs
+    q.push(&rec(1, 1, dispatch_raw(1, 0x5000), Status::Validated, 0));
+    w.finish(0, 0).unwrap();
+    w.drain(); // finished: returns at once
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records[0].kernarg_class, KernargClass::Softgpu);
+    assert_eq!(cap.records[1].kernarg_class, KernargClass::ForeignOpaque);
+    let _ = std::fs::remove_file(&path);
+}

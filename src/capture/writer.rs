@@ -88,11 +88,14 @@ struct Shared {
     writer: OnceLock<Thread>,
     discarded: AtomicU64,
     next_code_object: AtomicU64,
-    /// Flush requests made (`CaptureWriter::flush` takes a ticket) ...
+    /// Requests made: `CaptureWriter::drain` and `flush` each take a ticket ...
+    drain_requested: AtomicU64,
     flush_requested: AtomicU64,
-    /// ... and the highest ticket the writer thread has served.
-    flush_served: Mutex<u64>,
-    flush_cv: Condvar,
+    /// ... and the highest (drain, flush) tickets the writer thread has served.
+    served: Mutex<(u64, u64)>,
+    served_cv: Condvar,
+    /// Every ring, for `drain`'s fast path (the writer keeps its own list).
+    rings: Mutex<Vec<Arc<Ring>>>,
     /// The writer's first I/O error, for `flush` to report.
     error: Mutex<Option<(io::ErrorKind, String)>>,
 }
@@ -256,9 +259,11 @@ impl CaptureWriter {
             writer: OnceLock::new(),
             discarded: AtomicU64::new(0),
             next_code_object: AtomicU64::new(0),
+            drain_requested: AtomicU64::new(0),
             flush_requested: AtomicU64::new(0),
-            flush_served: Mutex::new(0),
-            flush_cv: Condvar::new(),
+            served: Mutex::new((0, 0)),
+            served_cv: Condvar::new(),
+            rings: Mutex::new(Vec::new()),
             error: Mutex::new(None),
         });
         let state = WriterState {
@@ -273,6 +278,7 @@ impl CaptureWriter {
             dirty: false,
             last_flush: Instant::now(),
             options: options.clone(),
+            drain_served: 0,
             flush_served: 0,
             queue_ids: HashSet::new(),
         };
@@ -302,6 +308,11 @@ impl CaptureWriter {
         created_ns: u64,
     ) -> QueueProducer {
         let ring = Arc::new(Ring::new(self.ring_capacity));
+        self.shared
+            .rings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ring.clone());
         let info = QueueInfo {
             queue_id,
             agent_index,
@@ -373,28 +384,33 @@ impl CaptureWriter {
         }
     }
 
+    /// Waits until every record pushed before this call has been encoded, so
+    /// its kernarg address has been classified. The runtime calls this before
+    /// it releases memory that `classify` reports as its own; otherwise a record
+    /// still in a ring when the memory goes would be classified afterwards, as
+    /// `ForeignOpaque`. Returns at once when every ring is empty (the common
+    /// case) or the capture is finished; otherwise wakes the writer and waits
+    /// for one pass (tens of microseconds).
+    pub fn drain(&self) {
+        let all_empty = self
+            .shared
+            .rings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            // A slot is released only after its record was encoded.
+            .all(|r| r.load_tail() == r.load_head());
+        if !all_empty {
+            self.wait_for_writer(&self.shared.drain_requested, |s| s.0);
+        }
+    }
+
     /// Makes every record pushed before this call durable: waits until the
     /// writer thread has drained every ring, flushed and `fdatasync`ed. Cold
     /// path (for `hsa_shut_down`); the capture stays open. Returns the writer's
     /// first I/O error if it has had one. After `finish` it returns at once.
     pub fn flush(&self) -> io::Result<()> {
-        // AcqRel: our earlier pushes happen before the writer reads this ticket.
-        let ticket = self.shared.flush_requested.fetch_add(1, Ordering::AcqRel) + 1;
-        self.shared.nudge();
-        let mut served = self
-            .shared
-            .flush_served
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        while *served < ticket && !self.shared.closed.load(Ordering::Acquire) {
-            served = self
-                .shared
-                .flush_cv
-                .wait_timeout(served, Duration::from_millis(10))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-        drop(served);
+        self.wait_for_writer(&self.shared.flush_requested, |s| s.1);
         let err = self.shared.error.lock().unwrap_or_else(|e| e.into_inner());
         match err.as_ref() {
             Some((kind, msg)) => Err(io::Error::new(
@@ -402,6 +418,23 @@ impl CaptureWriter {
                 format!("capture {}: {msg}", self.path.display()),
             )),
             None => Ok(()),
+        }
+    }
+
+    /// Takes a ticket from `requested` and waits until the writer has served it
+    /// (or has exited).
+    fn wait_for_writer(&self, requested: &AtomicU64, served_of: fn(&(u64, u64)) -> u64) {
+        // AcqRel: our earlier pushes happen before the writer reads this ticket.
+        let ticket = requested.fetch_add(1, Ordering::AcqRel) + 1;
+        self.shared.nudge();
+        let mut served = self.shared.served.lock().unwrap_or_else(|e| e.into_inner());
+        while served_of(&served) < ticket && !self.shared.closed.load(Ordering::Acquire) {
+            served = self
+                .shared
+                .served_cv
+                .wait_timeout(served, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     }
 
@@ -438,7 +471,7 @@ struct CloseOnExit(Arc<Shared>);
 impl Drop for CloseOnExit {
     fn drop(&mut self) {
         self.0.closed.store(true, Ordering::Release);
-        self.0.flush_cv.notify_all();
+        self.0.served_cv.notify_all();
     }
 }
 
@@ -455,6 +488,7 @@ struct WriterState {
     dirty: bool,
     last_flush: Instant,
     options: WriterOptions,
+    drain_served: u64,
     flush_served: u64,
     queue_ids: HashSet<u64>,
 }
@@ -464,29 +498,29 @@ impl WriterState {
         let _close = CloseOnExit(self.shared.clone());
         loop {
             let stopping = self.shared.shutdown.load(Ordering::Acquire);
+            let drain_wanted = self.shared.drain_requested.load(Ordering::Acquire);
             let flush_wanted = self.shared.flush_requested.load(Ordering::Acquire);
             if stopping {
                 // Everything pushed before `finish` is visible now.
                 self.drain_until_quiet();
                 return self;
             }
-            if flush_wanted > self.flush_served {
+            if drain_wanted > self.drain_served || flush_wanted > self.flush_served {
                 self.drain_until_quiet();
-                self.flush();
-                if self.error.is_none() {
-                    if let Err(e) = self.out.get_ref().sync_data() {
-                        self.set_error(e);
+                if flush_wanted > self.flush_served {
+                    self.flush();
+                    if self.error.is_none() {
+                        if let Err(e) = self.out.get_ref().sync_data() {
+                            self.set_error(e);
+                        }
                     }
                 }
+                self.drain_served = drain_wanted;
                 self.flush_served = flush_wanted;
-                let mut served = self
-                    .shared
-                    .flush_served
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                *served = flush_wanted;
+                let mut served = self.shared.served.lock().unwrap_or_else(|e| e.into_inner());
+                *served = (drain_wanted, flush_wanted);
                 drop(served);
-                self.shared.flush_cv.notify_all();
+                self.shared.served_cv.notify_all();
             }
             let busy = self.take_controls() > 0 || self.drain_rings() > 0;
             if self.dirty && self.last_flush.elapsed() >= self.options.flush_interval {
