@@ -5,8 +5,30 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_softgpu")
+/// A `softgpu` with the shim next to it. `cargo build` puts both in the target
+/// directory; a bare `cargo test` builds the shim only under `deps/`, so then
+/// both are copied into a private directory.
+fn bin() -> PathBuf {
+    static KIT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    KIT.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_softgpu"));
+        let dir = exe.parent().unwrap();
+        if dir.join("libsoftgpu_hsa.so").is_file() {
+            return exe;
+        }
+        let built = dir.join("deps").join("libsoftgpu_hsa.so");
+        assert!(
+            built.is_file(),
+            "no shim next to {} nor at {}",
+            exe.display(),
+            built.display()
+        );
+        let kit = self::dir("kit");
+        std::fs::copy(&exe, kit.join("softgpu")).unwrap();
+        std::fs::copy(&built, kit.join("libsoftgpu_hsa.so")).unwrap();
+        kit.join("softgpu")
+    })
+    .clone()
 }
 
 fn dir(name: &str) -> PathBuf {
@@ -53,7 +75,7 @@ fn the_command_gets_the_shim_and_the_softgpu_environment() {
     );
     let line = String::from_utf8(out.stdout).unwrap();
     let parts: Vec<&str> = line.trim_end().split('|').collect();
-    let shim = Path::new(bin()).parent().unwrap().join("libsoftgpu_hsa.so");
+    let shim = bin().parent().unwrap().join("libsoftgpu_hsa.so");
     assert_eq!(parts[0], shim.to_str().unwrap());
     let cwd = cwd.canonicalize().unwrap();
     assert_eq!(
@@ -84,7 +106,7 @@ fn the_exit_code_is_the_commands_own() {
 fn a_missing_shim_is_a_clear_error_with_exit_2() {
     let lonely = dir("lonely");
     let copy = lonely.join("softgpu");
-    std::fs::copy(bin(), &copy).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_softgpu"), &copy).unwrap();
     let out = Command::new(&copy)
         .args(["run", "--", "true"])
         .output()
