@@ -112,22 +112,24 @@ impl Default for Crc32 {
 }
 
 impl Crc32 {
-    pub fn update(&mut self, mut data: &[u8]) {
+    pub fn update(&mut self, data: &[u8]) {
         let t = &CRC_TABLES;
         let mut c = self.0;
-        while data.len() >= 8 {
-            let lo = c ^ u32::from_le_bytes([data[0], data[1], data[2], data[3]]);
-            c = t[7][(lo & 0xff) as usize]
-                ^ t[6][((lo >> 8) & 0xff) as usize]
-                ^ t[5][((lo >> 16) & 0xff) as usize]
-                ^ t[4][(lo >> 24) as usize]
-                ^ t[3][data[4] as usize]
-                ^ t[2][data[5] as usize]
-                ^ t[1][data[6] as usize]
-                ^ t[0][data[7] as usize];
-            data = &data[8..];
+        let mut chunks = data.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            let v = u64::from_le_bytes(b) ^ c as u64;
+            c = t[7][(v & 0xff) as usize]
+                ^ t[6][((v >> 8) & 0xff) as usize]
+                ^ t[5][((v >> 16) & 0xff) as usize]
+                ^ t[4][((v >> 24) & 0xff) as usize]
+                ^ t[3][((v >> 32) & 0xff) as usize]
+                ^ t[2][((v >> 40) & 0xff) as usize]
+                ^ t[1][((v >> 48) & 0xff) as usize]
+                ^ t[0][(v >> 56) as usize];
         }
-        for &b in data {
+        for &b in chunks.remainder() {
             c = (c >> 8) ^ t[0][((c ^ b as u32) & 0xff) as usize];
         }
         self.0 = c;
