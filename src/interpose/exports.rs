@@ -492,7 +492,19 @@ pub unsafe extern "C" fn hsa_memory_allocate(
 }
 
 fn free_ptr(ptr: *mut c_void) -> R {
-    if ptr.is_null() || memory::free(ptr as usize) {
+    if ptr.is_null() {
+        return Ok(());
+    }
+    // Records still in a capture ring may carry this address as a kernarg; let
+    // the writer classify them (as SoftGPU memory) before the memory goes.
+    if let Ok(rt) = runtime::get() {
+        if let Some(c) = &rt.capture {
+            if memory::owns(ptr as u64) {
+                c.drain();
+            }
+        }
+    }
+    if memory::free(ptr as usize) {
         Ok(())
     } else {
         tracing::warn!("softgpu: free of {ptr:p}, which SoftGPU did not allocate");
