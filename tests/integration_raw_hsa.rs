@@ -1082,3 +1082,226 @@ fn four_threads_publishing_100k_packets_each_into_one_multi_queue_lose_and_dupli
 fn four_threads_on_four_queues_publishing_100k_packets_each_lose_and_duplicate_nothing() {
     stress("queues");
 }
+
+#[test]
+fn runtime_api_semantics_hold_and_a_fail_closed_entry_point_logs_its_name() {
+    let run = run("runtime_api");
+    assert_eq!(
+        run.records.len(),
+        1,
+        "runtime_api submits exactly one dispatch\n{}",
+        run.context()
+    );
+    assert_eq!(run.records[0]["status"], "validated");
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("hsa_soft_queue_create") && l.contains("not implemented")),
+        "no log line names the fail-closed function\n{}",
+        run.context()
+    );
+}
+
+/// Run a compiled program under the shim with extra environment, without
+/// judging its exit status. Returns (status, stdout, stderr).
+fn run_env(
+    name: &str,
+    tag: &str,
+    env: &[(&str, &str)],
+) -> (std::process::ExitStatus, String, String) {
+    let exe = compile(name);
+    let dir = work_dir(tag);
+    let mut cmd = Command::new(&exe);
+    cmd.current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env("SOFTGPU_MODE", "virtual")
+        .env_remove("SOFTGPU_CAPTURE")
+        .env_remove("SOFTGPU_SUMMARY")
+        .env_remove("SOFTGPU_LOG")
+        .env_remove("SOFTGPU_LOG_FILE")
+        .env_remove("SOFTGPU_TARGET")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_environment_values_are_reported_once_by_name_and_the_defaults_are_used() {
+    let dir = work_dir("bad_env");
+    let cap = dir.join("bad_env.sgcap");
+    let _ = std::fs::remove_file(&cap);
+    let (status, _out, err) = run_env(
+        "example_vector",
+        "bad_env",
+        &[
+            ("SOFTGPU_CAPTURE", cap.to_str().unwrap()),
+            ("SOFTGPU_MODE", "turbo"),
+            ("SOFTGPU_LOG", "loud"),
+            ("SOFTGPU_SUMMARY", "maybe"),
+            ("SOFTGPU_TARGET", "gfx9999"),
+        ],
+    );
+    assert!(
+        status.success(),
+        "a bad value must not stop the host program\n{err}"
+    );
+    for var in [
+        "SOFTGPU_MODE",
+        "SOFTGPU_LOG",
+        "SOFTGPU_SUMMARY",
+        "SOFTGPU_TARGET",
+    ] {
+        let n = err
+            .lines()
+            .filter(|l| l.contains(var) && l.contains("accepted values"))
+            .count();
+        assert_eq!(n, 1, "{var} must be reported exactly once\n{err}");
+    }
+    let summary = parse_summary(&err).unwrap_or_else(|e| panic!("{e}\n{err}"));
+    assert_eq!(
+        (summary.validated, summary.rejected, summary.barriers),
+        (3, 1, 2)
+    );
+    assert!(cap.is_file());
+}
+
+#[test]
+fn capture_off_writes_no_file_and_summary_zero_prints_nothing() {
+    let dir = work_dir("capture_off");
+    let before: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    let (status, _out, err) = run_env(
+        "example_vector",
+        "capture_off",
+        &[("SOFTGPU_CAPTURE", "off")],
+    );
+    assert!(status.success(), "{err}");
+    let after: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "SOFTGPU_CAPTURE=off must not create a file"
+    );
+    assert!(
+        err.contains("; capture: off"),
+        "summary must say capture is off\n{err}"
+    );
+    let (status, _out, err) = run_env(
+        "example_vector",
+        "capture_off",
+        &[("SOFTGPU_CAPTURE", "off"), ("SOFTGPU_SUMMARY", "0")],
+    );
+    assert!(status.success());
+    assert!(
+        !err.contains("softgpu: "),
+        "SOFTGPU_SUMMARY=0 must silence the summary\n{err}"
+    );
+}
+
+#[test]
+fn the_default_capture_path_expands_the_pid_in_the_working_directory() {
+    let dir = work_dir("default_path");
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "sgcap") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let (status, _out, err) = run_env("example_vector", "default_path", &[]);
+    assert!(status.success(), "{err}");
+    let caps: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sgcap"))
+        .collect();
+    assert_eq!(caps.len(), 1, "{caps:?}");
+    let pid: String = caps[0]
+        .trim_start_matches("softgpu-")
+        .trim_end_matches(".sgcap")
+        .to_string();
+    assert!(
+        pid.parse::<u32>().is_ok(),
+        "capture name {} is not softgpu-<pid>.sgcap",
+        caps[0]
+    );
+    assert!(
+        err.contains(&format!("capture: softgpu-{pid}.sgcap")),
+        "{err}"
+    );
+}
+
+#[test]
+fn log_file_receives_the_logs_instead_of_stderr() {
+    let dir = work_dir("log_file");
+    let log = dir.join("softgpu.log");
+    let _ = std::fs::remove_file(&log);
+    let (status, _out, err) = run_env(
+        "runtime_api",
+        "log_file",
+        &[
+            ("SOFTGPU_CAPTURE", "off"),
+            ("SOFTGPU_LOG_FILE", log.to_str().unwrap()),
+            ("SOFTGPU_LOG", "warn"),
+        ],
+    );
+    assert!(status.success(), "{err}");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        text.contains("hsa_soft_queue_create"),
+        "log file lacks the fail-closed line:\n{text}"
+    );
+    assert!(
+        !err.contains("hsa_soft_queue_create"),
+        "logs went to stderr too\n{err}"
+    );
+}
+
+#[test]
+fn a_process_killed_abruptly_leaves_a_capture_whose_complete_records_are_recovered() {
+    let dir = work_dir("killed");
+    let cap = dir.join("killed.sgcap");
+    let _ = std::fs::remove_file(&cap);
+    let (status, out, err) = run_env(
+        "killed",
+        "killed",
+        &[("SOFTGPU_CAPTURE", cap.to_str().unwrap())],
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "killed.c must die by SIGKILL\n{out}\n{err}"
+    );
+    let c = softgpu_hsa::capture::read_file(&cap)
+        .unwrap_or_else(|e| panic!("cut capture unreadable: {e}"));
+    assert!(
+        !c.complete,
+        "a killed process cannot have written a trailer"
+    );
+    assert_eq!(
+        c.records.len(),
+        10,
+        "every flushed record must be recovered"
+    );
+    let inspect = Command::new(cli())
+        .args(["inspect", cap.to_str().unwrap(), "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        inspect.status.success(),
+        "inspect of a cut capture must still succeed"
+    );
+    assert_eq!(String::from_utf8_lossy(&inspect.stdout).lines().count(), 10);
+    assert!(
+        !inspect.stderr.is_empty(),
+        "inspect must warn that the capture is incomplete"
+    );
+}
