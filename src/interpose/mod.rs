@@ -204,4 +204,28 @@ mod tests {
         assert_eq!(names.len(), n, "duplicate entry point in the table");
         assert_eq!(n, 224, "ROCr 5.2.3 exports 224 hsa_* functions");
     }
+
+    #[test]
+    fn a_panic_inside_an_export_becomes_hsa_status_error() {
+        let st = status("test_export", || panic!("boom"));
+        assert_eq!(st, HsaStatus::ERROR.0);
+        assert_eq!(value("test_value", -7i64, || panic!("boom")), -7);
+    }
+
+    #[test]
+    fn results_convert_to_status_codes_in_one_place() {
+        assert_eq!(status("ok", || Ok(())), 0);
+        assert_eq!(
+            status("err", || Err(HsaStatus::ERROR_INVALID_SIGNAL)),
+            0x1006
+        );
+    }
+
+    #[test]
+    fn a_fail_closed_export_returns_error_and_never_success() {
+        let r = fail_closed_exports::hsa_soft_queue_create();
+        assert_eq!(r, HsaStatus::ERROR.0);
+        let r = fail_closed_exports::hsa_soft_queue_create();
+        assert_eq!(r, HsaStatus::ERROR.0);
+    }
 }
