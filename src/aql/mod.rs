@@ -11,6 +11,12 @@
 //! its slot is set back to INVALID and `read_index` advances. A rejected packet is
 //! recorded with its reasons, its completion signal is left untouched, and its
 //! slot is still invalidated and `read_index` still advances.
+//!
+//! Submodules: [`parse`] (one packet: validate, decode, encode), [`processor`]
+//! (a queue: [`Processor::drain`] and the [`DoorbellGate`]) and [`mock`] (a
+//! mock producer, signals and sink for tests, benches and fuzz targets; the
+//! shim does not use it, and its "nothing here reads a clock" exception is
+//! `std::thread::yield_now` in `MockQueue::wait_for_space`).
 
 pub mod mock;
 pub mod parse;
