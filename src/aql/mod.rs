@@ -15,8 +15,8 @@
 //! Submodules: [`parse`] (one packet: validate, decode, encode), [`processor`]
 //! (a queue: [`Processor::drain`] and the [`DoorbellGate`]) and [`mock`] (a
 //! mock producer, signals and sink for tests, benches and fuzz targets; the
-//! shim does not use it, and its "nothing here reads a clock" exception is
-//! `std::thread::yield_now` in `MockQueue::wait_for_space`).
+//! shim does not use it; unlike the processor, its producer side may wait:
+//! `MockQueue::wait_for_space` yields the thread while the ring is full).
 
 pub mod mock;
 pub mod parse;
