@@ -112,6 +112,10 @@ impl Processor {
     {
         let write_index = q.load_write_index();
         let mut thread = None;
+        // Within one drain the processor goes straight from finishing one packet
+        // to taking the next, so a packet's observed time is the previous one's
+        // done time: one clock read per packet instead of two.
+        let mut last_done: Option<u64> = None;
         while state.observed_through < write_index {
             let index = state.observed_through;
             // Acquire: pairs with the producer's release store of the header,
@@ -123,7 +127,10 @@ impl Processor {
             }
             let observed_ns = match state.pending_observed_ns.take() {
                 Some(t) => t,
-                None => sink.now_ns(),
+                None => match last_done {
+                    Some(t) => t,
+                    None => sink.now_ns(),
+                },
             };
             let raw = q.read_packet(index);
             let (status, reasons, completion_signal) = match self.judge(&raw, s) {
@@ -138,6 +145,8 @@ impl Processor {
                 Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
             };
             let thread = *thread.get_or_insert_with(|| sink.thread_id());
+            let done_ns = sink.now_ns();
+            last_done = Some(done_ns);
             let rec = PacketRecord {
                 queue_id,
                 packet_index: index,
@@ -145,7 +154,7 @@ impl Processor {
                 status,
                 reasons,
                 observed_ns,
-                done_ns: sink.now_ns(),
+                done_ns,
                 thread,
             };
             sink.record(&rec);

@@ -68,82 +68,26 @@ pub fn preamble() -> [u8; PREAMBLE_LEN] {
     p
 }
 
-// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), slicing-by-8.
-const CRC_TABLES: [[u32; 256]; 8] = crc_tables();
-
-const fn crc_tables() -> [[u32; 256]; 8] {
-    let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 256 {
-        let mut s = 1;
-        while s < 8 {
-            let prev = t[s - 1][i];
-            t[s][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
-            s += 1;
-        }
-        i += 1;
-    }
-    t
-}
+// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), computed by the
+// crc32fast crate (carry-less multiply where the CPU has it): the writer thread
+// checksums every frame, and a table-driven CRC was its largest cost.
 
 /// Incremental CRC-32: feed parts with [`Crc32::update`], read with [`Crc32::finish`].
-#[derive(Clone, Copy, Debug)]
-pub struct Crc32(u32);
-
-impl Default for Crc32 {
-    fn default() -> Self {
-        Crc32(!0)
-    }
-}
+#[derive(Clone, Debug, Default)]
+pub struct Crc32(crc32fast::Hasher);
 
 impl Crc32 {
     pub fn update(&mut self, data: &[u8]) {
-        let t = &CRC_TABLES;
-        let mut c = self.0;
-        let mut chunks = data.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(chunk);
-            let v = u64::from_le_bytes(b) ^ c as u64;
-            c = t[7][(v & 0xff) as usize]
-                ^ t[6][((v >> 8) & 0xff) as usize]
-                ^ t[5][((v >> 16) & 0xff) as usize]
-                ^ t[4][((v >> 24) & 0xff) as usize]
-                ^ t[3][((v >> 32) & 0xff) as usize]
-                ^ t[2][((v >> 40) & 0xff) as usize]
-                ^ t[1][((v >> 48) & 0xff) as usize]
-                ^ t[0][(v >> 56) as usize];
-        }
-        for &b in chunks.remainder() {
-            c = (c >> 8) ^ t[0][((c ^ b as u32) & 0xff) as usize];
-        }
-        self.0 = c;
+        self.0.update(data);
     }
     pub fn finish(self) -> u32 {
-        !self.0
+        self.0.finalize()
     }
 }
 
 /// CRC-32 of one buffer.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = Crc32::default();
-    c.update(data);
-    c.finish()
+    crc32fast::hash(data)
 }
 
 /// Appends one complete frame (head, payload, CRC) to `out`.
@@ -247,11 +191,19 @@ mod tests {
         let mut inc = Crc32::default();
         inc.update(&long[..13]);
         inc.update(&long[13..]);
-        let mut bytewise = !0u32;
+        // Bit-by-bit reference, straight from the polynomial.
+        let mut bitwise = !0u32;
         for &b in &long {
-            bytewise = (bytewise >> 8) ^ CRC_TABLES[0][((bytewise ^ b as u32) & 0xff) as usize];
+            bitwise ^= b as u32;
+            for _ in 0..8 {
+                bitwise = if bitwise & 1 != 0 {
+                    0xEDB8_8320 ^ (bitwise >> 1)
+                } else {
+                    bitwise >> 1
+                };
+            }
         }
-        assert_eq!(inc.finish(), !bytewise);
+        assert_eq!(inc.finish(), !bitwise);
     }
 
     #[test]
