@@ -811,6 +811,19 @@ fn every_reject_class_is_recorded_with_its_reason_and_leaves_the_completion_sign
     wants[12] = wants[12].clone().header(false, "system", "invalid");
     wants.push(Want::dispatch(1, [64, 1, 1], [64, 1, 1], 0));
     check(&run, &wants);
+    // Each reject is logged loudly, naming its reasons: a waiter on its
+    // completion signal would otherwise hang with no clue.
+    for (i, &(_, reason)) in REJECTS.iter().enumerate() {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains(&format!("packet {i} "))
+                    && l.contains("rejected")
+                    && l.contains(reason)),
+            "no warning names rejected packet {i} ({reason})\n{}",
+            run.context()
+        );
+    }
 }
 
 #[test]

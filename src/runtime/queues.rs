@@ -346,6 +346,7 @@ impl RecordSink for Sink<'_> {
         }
         if rec.status == Status::Rejected {
             self.counts.rejected += 1;
+            log_reject(rec);
         }
         if let Some(p) = self.producer.as_deref_mut() {
             // A forked child has no writer thread and must never write into its
@@ -363,6 +364,23 @@ impl RecordSink for Sink<'_> {
     fn thread_id(&self) -> u32 {
         self.tid
     }
+}
+
+/// A rejected packet is logged loudly: its completion signal is never touched,
+/// so anything waiting on it waits forever. (Rejects are rare; this is the only
+/// formatting the doorbell path ever does.)
+#[cold]
+fn log_reject(rec: &PacketRecord) {
+    let codes: Vec<&str> = rec.reasons.iter().map(|r| r.code()).collect();
+    let completion = u64::from_le_bytes(rec.raw[56..64].try_into().unwrap_or([0; 8]));
+    let dtype = crate::aql::DecodedPacket::decode(&rec.raw).type_name;
+    tracing::warn!(
+        "softgpu: queue {} packet {} ({dtype}) rejected: {}; label diagnostic_rejected; completion signal {:#x} left untouched, so a waiter on it will wait forever",
+        rec.queue_id,
+        rec.packet_index,
+        codes.join(", "),
+        completion
+    );
 }
 
 impl VirtualQueue {
