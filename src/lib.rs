@@ -8,6 +8,7 @@
 //! | [`abi`] | `#[repr(C)]` mirrors of the pinned `hsa.h` types, constants, layout asserts | no |
 //! | [`aql`] | pure packet parser/validator and queue processor over traits | no |
 //! | [`capture`] | versioned binary capture format: background writer, bounded reader | no |
+//! | [`code_object`] | bounded AMDGPU ELF reader: symbols, kernel descriptors, load images with relocations | no |
 //! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
 //! | [`runtime`] | the virtual HSA runtime: agents, pools, signals, queues, doorbells | yes |
@@ -21,6 +22,7 @@ pub mod abi;
 pub mod aql;
 pub mod capture;
 pub mod cli;
+pub mod code_object;
 pub mod config;
 pub mod isa;
 

@@ -1214,7 +1214,7 @@ fn capture_off_writes_no_file_and_summary_zero_prints_nothing() {
     );
     assert!(status.success());
     assert!(
-        !err.contains("softgpu: "),
+        !err.contains(" dispatches validated ("),
         "SOFTGPU_SUMMARY=0 must silence the summary\n{err}"
     );
 }
