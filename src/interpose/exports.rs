@@ -1128,3 +1128,546 @@ pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------- copies and locked memory
+
+fn agent_index_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<usize, HsaStatus> {
+    Ok(Topology::agent_index(agent_of(rt, a)?))
+}
+
+/// Read `n` dependency signals; every one must be live.
+fn read_deps(n: u32, deps: *const HsaSignal) -> Result<Vec<u64>, HsaStatus> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if deps.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let mut v = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        // SAFETY: the caller passes an array of `n` signals.
+        let s = unsafe { deps.add(i).read_unaligned() };
+        sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+        v.push(s.handle);
+    }
+    Ok(v)
+}
+
+/// A copy the runtime performs: the bytes really move, in FIFO order per
+/// engine, after every dependency signal reaches 0; the completion signal is
+/// then decremented by one.
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy(
+    dst: *mut c_void,
+    dst_agent: HsaAgent,
+    src: *const c_void,
+    src_agent: HsaAgent,
+    size: usize,
+    num_deps: u32,
+    deps: *const HsaSignal,
+    completion: HsaSignal,
+) -> u32 {
+    status("hsa_amd_memory_async_copy", || {
+        let rt = rt()?;
+        let (d, s) = (
+            agent_index_of(rt, dst_agent)?,
+            agent_index_of(rt, src_agent)?,
+        );
+        if (dst.is_null() || src.is_null()) && size != 0 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+        let deps = read_deps(num_deps, deps)?;
+        let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
+        let key = (d * 64 + s) as u64;
+        if runtime::copies::submit(key, rect, deps, completion.handle) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
+        }
+    })
+}
+
+/// `hsa_pitched_ptr_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PitchedPtr {
+    pub base: u64,
+    pub pitch: usize,
+    pub slice: usize,
+}
+
+/// `hsa_dim3_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
+    dst: *const PitchedPtr,
+    dst_offset: *const Dim3,
+    src: *const PitchedPtr,
+    src_offset: *const Dim3,
+    range: *const Dim3,
+    copy_agent: HsaAgent,
+    dir: u32,
+    num_deps: u32,
+    deps: *const HsaSignal,
+    completion: HsaSignal,
+) -> u32 {
+    status("hsa_amd_memory_async_copy_rect", || {
+        let rt = rt()?;
+        let a = agent_index_of(rt, copy_agent)?;
+        if dst.is_null()
+            || dst_offset.is_null()
+            || src.is_null()
+            || src_offset.is_null()
+            || range.is_null()
+        {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: all five pointers were checked non-null and point to the
+        // caller's structs, per the function's contract.
+        let (d, doff, s, soff, r) = unsafe {
+            (
+                dst.read_unaligned(),
+                dst_offset.read_unaligned(),
+                src.read_unaligned(),
+                src_offset.read_unaligned(),
+                range.read_unaligned(),
+            )
+        };
+        sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+        let deps = read_deps(num_deps, deps)?;
+        let (dp, ds, sp, ss) = (
+            d.pitch as u64,
+            d.slice as u64,
+            s.pitch as u64,
+            s.slice as u64,
+        );
+        let rect = runtime::copies::Rect {
+            dst: d.base + doff.z as u64 * ds + doff.y as u64 * dp + doff.x as u64,
+            dst_pitch: dp,
+            dst_slice: ds,
+            src: s.base + soff.z as u64 * ss + soff.y as u64 * sp + soff.x as u64,
+            src_pitch: sp,
+            src_slice: ss,
+            width: r.x as u64,
+            rows: r.y.max(1) as u64,
+            slices: r.z.max(1) as u64,
+        };
+        let key = 0x1000 + (a as u64) * 8 + dir as u64;
+        if runtime::copies::submit(key, rect, deps, completion.handle) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
+        }
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count: usize) -> u32 {
+    status("hsa_amd_memory_fill", || {
+        rt()?;
+        if ptr.is_null() || (ptr as usize) % 4 != 0 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        runtime::copies::fill_now(ptr as u64, value, count as u64);
+        Ok(())
+    })
+}
+
+fn lock_common(host: *mut c_void, size: usize, out: *mut *mut c_void) -> R {
+    if host.is_null() || size == 0 || out.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let agent = memory::lock(host as u64, size as u64).ok_or(HsaStatus::ERROR_OUT_OF_RESOURCES)?;
+    write_out(out, agent as *mut c_void)
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_lock(
+    host: *mut c_void,
+    size: usize,
+    _agents: *const HsaAgent,
+    _n: i32,
+    out: *mut *mut c_void,
+) -> u32 {
+    status("hsa_amd_memory_lock", || {
+        rt()?;
+        lock_common(host, size, out)
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
+    host: *mut c_void,
+    size: usize,
+    _agents: *const HsaAgent,
+    _n: i32,
+    pool: u64,
+    _flags: u32,
+    out: *mut *mut c_void,
+) -> u32 {
+    status("hsa_amd_memory_lock_to_pool", || {
+        let rt = rt()?;
+        pool_of(rt, pool)?;
+        lock_common(host, size, out)
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_memory_unlock(host: *mut c_void) -> u32 {
+    status("hsa_amd_memory_unlock", || {
+        rt()?;
+        if memory::unlock(host as u64) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+    })
+}
+
+/// `hsa_amd_pointer_info_t` (ROCr 5.2.3 layout).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PointerInfo {
+    pub size: u32,
+    pub type_: u32,
+    pub agent_base: u64,
+    pub host_base: u64,
+    pub size_in_bytes: usize,
+    pub user_data: u64,
+    pub agent_owner: HsaAgent,
+    pub global_flags: u32,
+}
+
+type AllocFn = unsafe extern "C" fn(usize) -> *mut c_void;
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_pointer_info(
+    ptr: *const c_void,
+    info: *mut PointerInfo,
+    alloc: Option<AllocFn>,
+    num_accessible: *mut u32,
+    accessible: *mut *mut HsaAgent,
+) -> u32 {
+    status("hsa_amd_pointer_info", || {
+        let rt = rt()?;
+        if info.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: non-null; the caller sets `size` before calling.
+        let caller_size = unsafe { std::ptr::addr_of!((*info).size).read_unaligned() } as usize;
+        let addr = ptr as u64;
+        let cpu = HsaAgent {
+            handle: rt.topo.agent_handle(0),
+        };
+        let mut out = PointerInfo {
+            size: 0,
+            type_: 0,
+            agent_base: 0,
+            host_base: 0,
+            size_in_bytes: 0,
+            user_data: 0,
+            agent_owner: HsaAgent::default(),
+            global_flags: 0,
+        };
+        if let Some((base, size, pool, user)) = memory::find_allocation(addr) {
+            let owner = Topology::pool_owner(pool);
+            out.type_ = 1; // HSA_EXT_POINTER_TYPE_HSA
+            out.agent_base = base;
+            out.host_base = base;
+            out.size_in_bytes = size as usize;
+            out.user_data = user;
+            out.agent_owner = HsaAgent {
+                handle: rt.topo.agent_handle(Topology::agent_index(owner)),
+            };
+            out.global_flags = match rt.topo.pool_info(pool, 1) {
+                Ok(Info::U32(f)) => f,
+                _ => 0,
+            };
+        } else if let Some(l) = memory::find_locked(addr) {
+            out.type_ = 2; // HSA_EXT_POINTER_TYPE_LOCKED
+            out.agent_base = l.agent;
+            out.host_base = l.host;
+            out.size_in_bytes = l.size as usize;
+            out.agent_owner = cpu;
+            out.global_flags = 2; // fine grained: host pages
+        }
+        let n = caller_size.min(std::mem::size_of::<PointerInfo>());
+        out.size = n as u32;
+        // SAFETY: the caller's struct is at least `caller_size` bytes (its own
+        // `size` field says so); we write min(caller_size, ours) bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &out as *const PointerInfo as *const u8,
+                info as *mut u8,
+                n,
+            )
+        };
+        if out.type_ != 0 && !num_accessible.is_null() {
+            let agents: Vec<HsaAgent> = (0..rt.topo.agent_count())
+                .map(|i| HsaAgent {
+                    handle: rt.topo.agent_handle(i),
+                })
+                .collect();
+            write_out(num_accessible, agents.len() as u32)?;
+            if let (Some(alloc), false) = (alloc, accessible.is_null()) {
+                // SAFETY: `alloc` is the caller's allocator, called with a byte
+                // count; the returned block (checked non-null) is ours to fill
+                // with that many agents and is handed to the caller.
+                let block = unsafe { alloc(agents.len() * 8) } as *mut HsaAgent;
+                if block.is_null() {
+                    return Err(HsaStatus::ERROR_OUT_OF_RESOURCES);
+                }
+                for (i, a) in agents.iter().enumerate() {
+                    // SAFETY: `block` holds agents.len() elements.
+                    unsafe { block.add(i).write_unaligned(*a) };
+                }
+                write_out(accessible, block)?;
+            }
+        } else if !num_accessible.is_null() {
+            write_out(num_accessible, 0)?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
+    ptr: *const c_void,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_amd_pointer_info_set_userdata", || {
+        rt()?;
+        let (base, ..) =
+            memory::find_allocation(ptr as u64).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        if memory::set_user_data(base, data as u64) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_profiling_async_copy_enable(_enable: bool) -> u32 {
+    // Copy times are always recorded on the completion signal.
+    status("hsa_amd_profiling_async_copy_enable", || rt().map(|_| ()))
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
+    s: HsaSignal,
+    out: *mut DispatchTime,
+) -> u32 {
+    status("hsa_amd_profiling_get_async_copy_time", || {
+        rt()?;
+        let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+        write_out(
+            out,
+            DispatchTime {
+                start: slot.start_ts.load(Ordering::Acquire),
+                end: slot.end_ts.load(Ordering::Acquire),
+            },
+        )
+    })
+}
+
+/// Agent ticks and system ticks are the same 1 GHz domain.
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
+    agent: HsaAgent,
+    tick: u64,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_amd_profiling_convert_tick_to_system_domain", || {
+        let rt = rt()?;
+        agent_of(rt, agent)?;
+        write_out(out, tick)
+    })
+}
+
+/// Host memory is coherent; the only type the virtual runtime has.
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: HsaAgent, out: *mut u32) -> u32 {
+    status("hsa_amd_coherency_get_type", || {
+        let rt = rt()?;
+        agent_of(rt, agent)?;
+        write_out(out, 0) // HSA_AMD_COHERENCY_TYPE_COHERENT
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_coherency_set_type(agent: HsaAgent, ty: u32) -> u32 {
+    status("hsa_amd_coherency_set_type", || {
+        let rt = rt()?;
+        agent_of(rt, agent)?;
+        if ty == 0 {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+    })
+}
+
+// ---------------------------------------------------------------- queue extras
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
+    q: *const c_void,
+    count: u32,
+    mask: *const u32,
+) -> u32 {
+    status("hsa_amd_queue_cu_set_mask", || {
+        rt()?;
+        let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
+        if count == 0 || count % 32 != 0 || mask.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        let words: Vec<u32> = (0..(count / 32) as usize)
+            // SAFETY: the caller passes count/32 mask words.
+            .map(|i| unsafe { mask.add(i).read_unaligned() })
+            .collect();
+        *vq.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = words;
+        Ok(())
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
+    q: *const c_void,
+    count: u32,
+    mask: *mut u32,
+) -> u32 {
+    status("hsa_amd_queue_cu_get_mask", || {
+        let rt = rt()?;
+        let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
+        if count == 0 || count % 32 != 0 || mask.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        let stored = vq.cu_mask.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let cus = rt
+            .topo
+            .gpus
+            .first()
+            .map_or(0, |d| d.facts.compute_units.value as u32);
+        for i in 0..(count / 32) as usize {
+            let w = stored.get(i).copied().unwrap_or_else(|| {
+                // No mask set: every CU of the agent is enabled.
+                let lo = i as u32 * 32;
+                if cus >= lo + 32 {
+                    u32::MAX
+                } else if cus > lo {
+                    (1u32 << (cus - lo)) - 1
+                } else {
+                    0
+                }
+            });
+            // SAFETY: the caller passes room for count/32 words.
+            unsafe { mask.add(i).write_unaligned(w) };
+        }
+        Ok(())
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_amd_queue_set_priority(q: *mut c_void, priority: u32) -> u32 {
+    status("hsa_amd_queue_set_priority", || {
+        rt()?;
+        let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
+        if priority > 2 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        vq.priority.store(priority, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------- extension tables
+
+/// Fill a function-pointer table from `fns`, up to `len` bytes.
+fn fill_table(table: *mut c_void, len: usize, fns: &[usize]) -> R {
+    if table.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let n = (len / 8).min(fns.len());
+    for (i, f) in fns.iter().take(n).enumerate() {
+        // SAFETY: the caller's table is `len` bytes; we write n <= len/8 pointers.
+        unsafe { (table as *mut usize).add(i).write_unaligned(*f) };
+    }
+    Ok(())
+}
+
+fn extension_table(ext: u16, major: u16, len: usize, table: *mut c_void) -> R {
+    use super::fail_closed_exports as fc;
+    if major != 1 {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    match ext {
+        crate::runtime::agents::EXT_AMD_LOADER => fill_table(table, len, &super::loader::table()),
+        crate::runtime::agents::EXT_IMAGES => {
+            // Every image function fails closed; the table exists because the
+            // extension must be advertised for HIP's 2D paths.
+            let fns: [usize; 13] = [
+                fc::hsa_ext_image_get_capability as *const () as usize,
+                fc::hsa_ext_image_data_get_info as *const () as usize,
+                fc::hsa_ext_image_create as *const () as usize,
+                fc::hsa_ext_image_destroy as *const () as usize,
+                fc::hsa_ext_image_copy as *const () as usize,
+                fc::hsa_ext_image_import as *const () as usize,
+                fc::hsa_ext_image_export as *const () as usize,
+                fc::hsa_ext_image_clear as *const () as usize,
+                fc::hsa_ext_sampler_create as *const () as usize,
+                fc::hsa_ext_sampler_destroy as *const () as usize,
+                fc::hsa_ext_image_get_capability_with_layout as *const () as usize,
+                fc::hsa_ext_image_data_get_info_with_layout as *const () as usize,
+                fc::hsa_ext_image_create_with_layout as *const () as usize,
+            ];
+            fill_table(table, len, &fns)
+        }
+        _ => {
+            tracing::warn!(
+                "softgpu: extension {ext:#x} has no function table in the virtual runtime"
+            );
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+    }
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_system_get_major_extension_table(
+    ext: u16,
+    major: u16,
+    len: usize,
+    table: *mut c_void,
+) -> u32 {
+    status("hsa_system_get_major_extension_table", || {
+        rt()?;
+        extension_table(ext, major, len, table)
+    })
+}
+
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn hsa_system_get_extension_table(
+    ext: u16,
+    major: u16,
+    _minor: u16,
+    table: *mut c_void,
+) -> u32 {
+    status("hsa_system_get_extension_table", || {
+        rt()?;
+        // The caller's table is the full 1.x struct for that extension.
+        let len = match ext {
+            crate::runtime::agents::EXT_AMD_LOADER => 3 * 8,
+            crate::runtime::agents::EXT_IMAGES => 10 * 8,
+            _ => 0,
+        };
+        extension_table(ext, major, len, table)
+    })
+}

@@ -14,6 +14,7 @@
 //! do not define `hsa_*` symbols.
 
 pub mod exports;
+pub mod loader;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,28 +144,21 @@ entry_points! {
         hsa_queue_cas_write_index_scacquire, hsa_queue_cas_write_index_screlease,
         hsa_queue_cas_write_index_scacq_screl,
         hsa_amd_profiling_get_dispatch_time, hsa_amd_profiling_set_profiler_enabled,
+        hsa_amd_memory_async_copy, hsa_amd_memory_async_copy_rect, hsa_amd_memory_fill, hsa_amd_memory_lock, hsa_amd_memory_lock_to_pool, hsa_amd_memory_unlock, hsa_amd_pointer_info, hsa_amd_pointer_info_set_userdata, hsa_amd_profiling_async_copy_enable, hsa_amd_profiling_get_async_copy_time, hsa_amd_profiling_convert_tick_to_system_domain, hsa_amd_coherency_get_type, hsa_amd_coherency_set_type, hsa_amd_queue_cu_set_mask, hsa_amd_queue_cu_get_mask, hsa_amd_queue_set_priority, hsa_system_get_major_extension_table, hsa_system_get_extension_table,
     ]
     fail_closed: [
         hsa_agent_get_exception_policies, hsa_agent_iterate_caches, hsa_cache_get_info,
         hsa_isa_compatible, hsa_isa_get_exception_policies, hsa_isa_get_round_method,
         hsa_isa_iterate_wavefronts, hsa_wavefront_get_info,
-        hsa_system_get_extension_table, hsa_system_get_major_extension_table,
         hsa_soft_queue_create,
         hsa_signal_group_create, hsa_signal_group_destroy, hsa_signal_group_wait_any_relaxed,
         hsa_signal_group_wait_any_scacquire,
-        hsa_amd_async_function, hsa_amd_coherency_get_type, hsa_amd_coherency_set_type,
-        hsa_amd_register_deallocation_callback, hsa_amd_deregister_deallocation_callback,
+        hsa_amd_async_function, hsa_amd_register_deallocation_callback, hsa_amd_deregister_deallocation_callback,
         hsa_amd_image_create, hsa_amd_image_get_info_max_dim,
         hsa_amd_interop_map_buffer, hsa_amd_interop_unmap_buffer,
         hsa_amd_ipc_memory_attach, hsa_amd_ipc_memory_create, hsa_amd_ipc_memory_detach,
         hsa_amd_ipc_signal_attach, hsa_amd_ipc_signal_create,
-        hsa_amd_memory_async_copy, hsa_amd_memory_async_copy_rect, hsa_amd_memory_fill,
-        hsa_amd_memory_lock, hsa_amd_memory_lock_to_pool, hsa_amd_memory_unlock,
         hsa_amd_memory_migrate, hsa_amd_memory_pool_can_migrate,
-        hsa_amd_pointer_info, hsa_amd_pointer_info_set_userdata,
-        hsa_amd_profiling_async_copy_enable, hsa_amd_profiling_convert_tick_to_system_domain,
-        hsa_amd_profiling_get_async_copy_time,
-        hsa_amd_queue_cu_get_mask, hsa_amd_queue_cu_set_mask, hsa_amd_queue_set_priority,
         hsa_amd_register_system_event_handler,
         hsa_amd_svm_attributes_get, hsa_amd_svm_attributes_set, hsa_amd_svm_prefetch_async,
         hsa_code_object_deserialize, hsa_code_object_destroy, hsa_code_object_get_info,

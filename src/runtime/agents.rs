@@ -43,6 +43,10 @@ fn u32s(v: &[u32]) -> Info {
     Info::Bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())
 }
 
+fn u64s(v: &[u64]) -> Info {
+    Info::Bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
 fn u16s(v: &[u16]) -> Info {
     Info::Bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())
 }
@@ -323,6 +327,18 @@ impl Topology {
             0xA012 => Info::U32(0),
             0xA013 => Info::Bool(true), // device memory is host memory
             0xA014 => Info::U32(f.compute_units.value as u32),
+            // Image extension limits (size_t). The IMAGES extension is advertised
+            // because HIP requires it for its 2D paths; no image function is
+            // implemented. Values are the HSA 1.1 image extension minimums.
+            0x3000 | 0x3001 => Info::U64(16384),
+            0x3002 => Info::U64(65536),
+            0x3003..=0x3006 => u64s(&[16384, 16384]),
+            0x3007 => u64s(&[2048, 2048, 2048]),
+            0x3008 => Info::U64(2048),
+            0x3009 => Info::U64(128),
+            0x300A => Info::U64(64),
+            0x300B => Info::U64(16),
+            0x300C => Info::U64(256), // policy: a power of two, as the spec requires
             _ => return Err(InfoError::Unsupported),
         })
     }

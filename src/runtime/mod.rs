@@ -10,7 +10,9 @@
 //! with an HSA error and a log line naming it (see [`crate::interpose`]).
 
 pub mod agents;
+pub mod copies;
 pub mod events;
+pub mod executables;
 pub mod memory;
 pub mod queues;
 pub mod signals;

@@ -141,6 +141,10 @@ pub struct VirtualQueue {
     pub queue_id: u64,
     pub agent_index: u32,
     pub doorbell: u64,
+    /// `hsa_amd_queue_cu_set_mask`: recorded and reported back; nothing executes.
+    pub cu_mask: Mutex<Vec<u32>>,
+    /// `hsa_amd_queue_set_priority`: recorded; nothing executes.
+    pub priority: AtomicU32,
     pending: AtomicU64,
     dead: AtomicBool,
     blocked: AtomicBool,
@@ -234,6 +238,8 @@ pub fn create(
         queue_id,
         agent_index,
         doorbell,
+        cu_mask: Mutex::new(Vec::new()),
+        priority: AtomicU32::new(1),
         pending: AtomicU64::new(0),
         dead: AtomicBool::new(false),
         blocked: AtomicBool::new(false),

@@ -112,3 +112,33 @@ pub unsafe fn unmap(ptr: *mut u8, len: usize) {
 pub fn getpid() -> u32 {
     std::process::id()
 }
+
+/// Reserve `len` bytes of address space that is never accessible (PROT_NONE):
+/// unique addresses for agent views of locked host memory.
+pub fn reserve(len: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous PROT_NONE mapping with a null hint has no
+    // preconditions; the result is checked against MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        None
+    } else {
+        Some(p as *mut u8)
+    }
+}
+
+/// Release a reservation made by [`reserve`].
+pub fn release(ptr: *mut u8, len: usize) {
+    // SAFETY: `ptr`/`len` name a PROT_NONE reservation from `reserve`; nothing
+    // can have a reference into inaccessible memory, so unmapping it cannot
+    // invalidate any Rust reference.
+    unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
+}
