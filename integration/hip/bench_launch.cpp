@@ -1,0 +1,76 @@
+// Launch throughput and start-up cost, for scripts/bench-launch (a measurement, not a test).
+//
+//   bench_launch THREADS LAUNCHES   each of THREADS host threads launches LAUNCHES empty kernels
+//                                   on its own stream (after a warm-up), then synchronizes;
+//                                   prints sg: launches_per_s= (all threads, first start to last
+//                                   finish).
+//   bench_launch --startup          times HIP's start-up phases: hipInit, hipFree(0) (device and
+//                                   context), the first stream and launch + sync (queue creation,
+//                                   and HIP's blit kernels compiled through comgr).
+#include "sg_hip.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+__global__ void empty_kernel() {}
+
+int main(int argc, char **argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    if (argc == 2 && std::strcmp(argv[1], "--startup") == 0) {
+        double t0 = sg_now_s();
+        SG_HIP(hipInit(0));
+        double t1 = sg_now_s();
+        SG_HIP(hipFree(nullptr));
+        double t2 = sg_now_s();
+        hipStream_t s;
+        SG_HIP(hipStreamCreate(&s));
+        empty_kernel<<<1, 64, 0, s>>>();
+        SG_LAUNCHED("empty_kernel");
+        SG_HIP(hipStreamSynchronize(s));
+        double t3 = sg_now_s();
+        sg_fact("hip_init_ms", "%.3f", (t1 - t0) * 1e3);
+        sg_fact("context_ms", "%.3f", (t2 - t1) * 1e3);
+        sg_fact("first_launch_ms", "%.3f", (t3 - t2) * 1e3);
+        SG_HIP(hipStreamDestroy(s));
+        return 0;
+    }
+    SG_EXPECT(argc == 3, "usage: bench_launch THREADS LAUNCHES | bench_launch --startup");
+    const int threads = std::atoi(argv[1]);
+    const int launches = std::atoi(argv[2]);
+    SG_EXPECT(threads >= 1 && launches >= 1, "bad arguments");
+    SG_HIP(hipFree(nullptr));
+
+    std::atomic<int> ready{0};
+    std::vector<double> start(threads), end(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; t++) {
+        pool.emplace_back([&, t] {
+            hipStream_t s;
+            SG_HIP(hipStreamCreate(&s));
+            for (int i = 0; i < 100; i++) empty_kernel<<<1, 64, 0, s>>>();  // warm-up
+            SG_LAUNCHED("empty_kernel (warm-up)");
+            SG_HIP(hipStreamSynchronize(s));
+            ready.fetch_add(1);
+            while (ready.load() < threads) std::this_thread::yield();
+            start[t] = sg_now_s();
+            for (int i = 0; i < launches; i++) empty_kernel<<<1, 64, 0, s>>>();
+            SG_LAUNCHED("empty_kernel");
+            SG_HIP(hipStreamSynchronize(s));
+            end[t] = sg_now_s();
+            SG_HIP(hipStreamDestroy(s));
+        });
+    }
+    for (auto &th : pool) th.join();
+    double first = start[0], last = end[0];
+    for (int t = 1; t < threads; t++) {
+        first = std::min(first, start[t]);
+        last = std::max(last, end[t]);
+    }
+    double total = (double)threads * (double)launches;
+    sg_fact("threads", "%d", threads);
+    sg_fact("launches", "%.0f", total);
+    sg_fact("seconds", "%.6f", last - first);
+    sg_fact("launches_per_s", "%.0f", total / (last - first));
+    return 0;
+}
