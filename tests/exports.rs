@@ -111,3 +111,34 @@ fn every_function_real_hip_imports_is_in_the_table() {
         "only {implemented} entry points implemented"
     );
 }
+
+#[test]
+fn every_export_carries_the_rocr_1_symbol_version() {
+    let out = Command::new("objdump")
+        .arg("-T")
+        .arg(shim())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run objdump (binutils): {e}"));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut unversioned = Vec::new();
+    let mut versioned = 0;
+    for line in text
+        .lines()
+        .filter(|l| l.contains(" g ") && l.contains(".text"))
+    {
+        let name = line.split_whitespace().last().unwrap_or("");
+        if !name.starts_with("hsa_") {
+            unversioned.push(format!("unexpected global export {name}"));
+        } else if line.contains(" ROCR_1 ") {
+            versioned += 1;
+        } else {
+            unversioned.push(name.to_string());
+        }
+    }
+    assert!(
+        unversioned.is_empty(),
+        "exports without ROCR_1: {unversioned:?}"
+    );
+    assert_eq!(versioned, ENTRY_POINTS.len());
+}

@@ -73,8 +73,22 @@ fn work_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Compile `integration/<name>.c` into the work dir; returns the executable.
+/// Compile `integration/<name>.c` into the work dir, once per test process
+/// (tests run in parallel and several use the same program: compiling it twice
+/// at once would race on the executable file); returns the executable.
 fn compile(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<BTreeMap<String, PathBuf>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = built.get(name) {
+        return p.clone();
+    }
+    let exe = compile_uncached(name);
+    built.insert(name.to_string(), exe.clone());
+    exe
+}
+
+fn compile_uncached(name: &str) -> PathBuf {
     assert!(
         Path::new("/usr/include/hsa/hsa.h").is_file()
             && Path::new("/usr/include/hsa/hsa_ext_amd.h").is_file(),
@@ -1317,4 +1331,37 @@ fn a_process_killed_abruptly_leaves_a_capture_whose_complete_records_are_recover
         !inspect.stderr.is_empty(),
         "inspect must warn that the capture is incomplete"
     );
+}
+
+#[test]
+fn the_shim_works_as_a_drop_in_libhsa_runtime64_on_the_library_path() {
+    let exe = compile("example_vector");
+    let dir = work_dir("drop_in");
+    let lib_dir = dir.join("lib");
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    let link = lib_dir.join("libhsa-runtime64.so.1");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(shim(), &link).unwrap();
+    let cap = dir.join("drop_in.sgcap");
+    let _ = std::fs::remove_file(&cap);
+    let out = Command::new(&exe)
+        .current_dir(&dir)
+        .env_remove("LD_PRELOAD")
+        .env("LD_LIBRARY_PATH", &lib_dir)
+        .env("SOFTGPU_CAPTURE", &cap)
+        .env("SOFTGPU_MODE", "virtual")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "example_vector failed with the drop-in library\n{err}"
+    );
+    let summary = parse_summary(&err).unwrap_or_else(|e| panic!("{e}\n{err}"));
+    assert_eq!(
+        (summary.validated, summary.rejected, summary.barriers),
+        (3, 1, 2)
+    );
+    assert!(cap.is_file(), "no capture from the drop-in library");
 }

@@ -3,6 +3,10 @@
 //! Conventions: every pointer argument is checked for null before use; handles
 //! are looked up (forged or stale ones give the matching `INVALID_*` status);
 //! out-parameters are written only on success.
+//!
+//! The functions here carry their C names but ordinary Rust symbols: the
+//! `hsa_*` ELF symbols, versioned `ROCR_1`, are aliases made in
+//! [`super::entry_points!`], so the table there is the single export list.
 
 #![allow(clippy::missing_safety_doc)]
 
@@ -65,17 +69,14 @@ fn agent_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<AgentKind, HsaStatus> 
 
 // ---------------------------------------------------------------- lifecycle
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_init() -> u32 {
     status("hsa_init", runtime::init)
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_shut_down() -> u32 {
     status("hsa_shut_down", runtime::shut_down)
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> u32 {
     status("hsa_status_string", || {
         let s: &'static CStr = match HsaStatus(st) {
@@ -115,7 +116,6 @@ pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> 
 
 // ---------------------------------------------------------------- system
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_system_get_info(attr: u32, out: *mut c_void) -> u32 {
     status("hsa_system_get_info", || {
         let rt = rt()?;
@@ -136,7 +136,6 @@ fn extension_supported(ext: u16) -> bool {
     )
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_system_extension_supported(
     ext: u16,
     major: u16,
@@ -149,7 +148,6 @@ pub unsafe extern "C" fn hsa_system_extension_supported(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_system_major_extension_supported(
     ext: u16,
     major: u16,
@@ -166,7 +164,6 @@ pub unsafe extern "C" fn hsa_system_major_extension_supported(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_agent_extension_supported(
     ext: u16,
     agent: HsaAgent,
@@ -184,7 +181,6 @@ pub unsafe extern "C" fn hsa_agent_extension_supported(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_agent_major_extension_supported(
     ext: u16,
     agent: HsaAgent,
@@ -203,7 +199,6 @@ pub unsafe extern "C" fn hsa_agent_major_extension_supported(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_extension_get_name(ext: u16, out: *mut *const c_char) -> u32 {
     status("hsa_extension_get_name", || {
         let s: &'static CStr = match ext {
@@ -236,7 +231,6 @@ fn iterate<T>(items: impl IntoIterator<Item = T>, mut call: impl FnMut(T) -> u32
     Ok(())
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_void) -> u32 {
     status("hsa_iterate_agents", || {
         let rt = rt()?;
@@ -256,7 +250,6 @@ pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_vo
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_agent_get_info", || {
         let rt = rt()?;
@@ -278,7 +271,6 @@ pub unsafe extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mu
 
 type IsaCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_agent_iterate_isas(
     agent: HsaAgent,
     cb: Option<IsaCb>,
@@ -297,7 +289,6 @@ pub unsafe extern "C" fn hsa_agent_iterate_isas(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_isa_get_info_alt", || {
         let rt = rt()?;
@@ -306,7 +297,6 @@ pub unsafe extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_v
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_isa_get_info(
     isa: u64,
     attr: u32,
@@ -323,7 +313,6 @@ pub unsafe extern "C" fn hsa_isa_get_info(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_isa_from_name(name: *const c_char, out: *mut u64) -> u32 {
     status("hsa_isa_from_name", || {
         let rt = rt()?;
@@ -352,7 +341,6 @@ fn pool_of(rt: &runtime::Runtime, h: u64) -> Result<PoolKind, HsaStatus> {
     rt.topo.pool(h).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
     agent: HsaAgent,
     cb: Option<PoolCb>,
@@ -374,7 +362,6 @@ pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
 }
 
 /// Regions are the pools seen through the older API.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_agent_iterate_regions(
     agent: HsaAgent,
     cb: Option<PoolCb>,
@@ -384,7 +371,6 @@ pub unsafe extern "C" fn hsa_agent_iterate_regions(
     unsafe { hsa_amd_agent_iterate_memory_pools(agent, cb, data) }
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
     pool: u64,
     attr: u32,
@@ -402,7 +388,6 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
     status("hsa_region_get_info", || {
         let rt = rt()?;
@@ -425,7 +410,6 @@ pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
     agent: HsaAgent,
     pool: u64,
@@ -461,7 +445,6 @@ fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: *mut *mut c
     }
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     pool: u64,
     size: usize,
@@ -475,7 +458,6 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_allocate(
     region: u64,
     size: usize,
@@ -512,19 +494,16 @@ fn free_ptr(ptr: *mut c_void) -> R {
     }
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> u32 {
     status("hsa_amd_memory_pool_free", || free_ptr(ptr))
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
     status("hsa_memory_free", || free_ptr(ptr))
 }
 
 /// Every pool is host memory, visible to every agent: access grants are
 /// checked and then have nothing to change.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_agents_allow_access(
     n: u32,
     agents: *const HsaAgent,
@@ -546,7 +525,6 @@ pub unsafe extern "C" fn hsa_amd_agents_allow_access(
 }
 
 /// Registration pins host memory for a device; host memory needs no pinning here.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
     status("hsa_memory_register", || {
         rt()?;
@@ -558,7 +536,6 @@ pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
     status("hsa_memory_deregister", || {
         rt()?;
@@ -570,7 +547,6 @@ pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_assign_agent(
     ptr: *mut c_void,
     agent: HsaAgent,
@@ -588,7 +564,6 @@ pub unsafe extern "C" fn hsa_memory_assign_agent(
 }
 
 /// A copy the runtime performs itself: the bytes really move (host memcpy).
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
     status("hsa_memory_copy", || {
         rt()?;
@@ -618,7 +593,6 @@ fn bad_signal(name: &'static str, h: HsaSignal) {
     );
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_signal_create(
     initial: i64,
     _n: u32,
@@ -635,7 +609,6 @@ pub unsafe extern "C" fn hsa_signal_create(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_signal_create(
     initial: i64,
     n: u32,
@@ -647,7 +620,6 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
     unsafe { hsa_signal_create(initial, n, consumers, out) }
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
     status("hsa_signal_destroy", || {
         rt()?;
@@ -668,7 +640,6 @@ pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
     s: HsaSignal,
     out: *mut *const AtomicI64,
@@ -682,7 +653,6 @@ pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
 
 type SignalHandler = events::HandlerFn;
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_signal_async_handler(
     s: HsaSignal,
     cond: u32,
@@ -705,7 +675,6 @@ pub unsafe extern "C" fn hsa_amd_signal_async_handler(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_signal_wait_any(
     count: u32,
     sigs: *const HsaSignal,
@@ -770,7 +739,6 @@ fn after_write(slot: &signals::SignalSlot) {
 
 macro_rules! signal_loads {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => slot.value.load($ord),
@@ -788,7 +756,6 @@ signal_loads! {
 
 macro_rules! signal_stores {
     ($($name:ident => $ord:expr, $ring:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) {
             value(stringify!($name), (), || match sig(s) {
                 Some(slot) => {
@@ -811,7 +778,6 @@ signal_stores! {
 
 macro_rules! signal_rmw {
     ($op:ident: $($name:ident => $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) {
             value(stringify!($name), (), || match sig(s) {
                 Some(slot) => {
@@ -857,7 +823,6 @@ signal_rmw! { fetch_xor:
 
 macro_rules! signal_exchange {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => {
@@ -880,7 +845,6 @@ signal_exchange! {
 
 macro_rules! signal_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal, expected: i64, v: i64) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => match slot.value.compare_exchange(expected, v, $ok, $fail) {
@@ -905,7 +869,6 @@ signal_cas! {
 
 macro_rules! signal_waits {
     ($($name:ident),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(s: HsaSignal, cond: u32, compare: i64, timeout: u64, _state: u32) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
@@ -925,7 +888,6 @@ signal_waits!(
 
 type QueueErrorCb = unsafe extern "C" fn(u32, *mut c_void, *mut c_void);
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_queue_create(
     agent: HsaAgent,
     size: u32,
@@ -967,7 +929,6 @@ pub unsafe extern "C" fn hsa_queue_create(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
     status("hsa_queue_destroy", || {
         rt()?;
@@ -977,7 +938,6 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     status("hsa_queue_inactivate", || {
         rt()?;
@@ -1009,7 +969,6 @@ fn queue_field(
 
 macro_rules! queue_loads {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(q: *const c_void) -> u64 {
             queue_field(stringify!($name), q, |a| a.load($ord), $write)
         }
@@ -1027,7 +986,6 @@ queue_loads! {
 
 macro_rules! queue_stores {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) {
             queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write);
         }
@@ -1045,7 +1003,6 @@ queue_stores! {
 
 macro_rules! queue_adds {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true)
         }
@@ -1064,7 +1021,6 @@ queue_adds! {
 
 macro_rules! queue_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
-        #[cfg_attr(not(test), unsafe(no_mangle))]
         pub unsafe extern "C" fn $name(q: *const c_void, expected: u64, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| match a.compare_exchange(expected, v, $ok, $fail) {
                 Ok(o) | Err(o) => o,
@@ -1095,7 +1051,6 @@ pub struct DispatchTime {
 
 /// Times are when the processor took the packet and when it completed it under
 /// the diagnostic contract: they measure SoftGPU, never a kernel.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
     agent: HsaAgent,
     s: HsaSignal,
@@ -1117,7 +1072,6 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
     q: *mut c_void,
     _enable: i32,
@@ -1156,7 +1110,6 @@ fn read_deps(n: u32, deps: *const HsaSignal) -> Result<Vec<u64>, HsaStatus> {
 /// A copy the runtime performs: the bytes really move, in FIFO order per
 /// engine, after every dependency signal reaches 0; the completion signal is
 /// then decremented by one.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_async_copy(
     dst: *mut c_void,
     dst_agent: HsaAgent,
@@ -1206,7 +1159,6 @@ pub struct Dim3 {
     pub z: u32,
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
     dst: *const PitchedPtr,
     dst_offset: *const Dim3,
@@ -1269,7 +1221,6 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count: usize) -> u32 {
     status("hsa_amd_memory_fill", || {
         rt()?;
@@ -1289,7 +1240,6 @@ fn lock_common(host: *mut c_void, size: usize, out: *mut *mut c_void) -> R {
     write_out(out, agent as *mut c_void)
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_lock(
     host: *mut c_void,
     size: usize,
@@ -1303,7 +1253,6 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     host: *mut c_void,
     size: usize,
@@ -1320,7 +1269,6 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_memory_unlock(host: *mut c_void) -> u32 {
     status("hsa_amd_memory_unlock", || {
         rt()?;
@@ -1348,7 +1296,6 @@ pub struct PointerInfo {
 
 type AllocFn = unsafe extern "C" fn(usize) -> *mut c_void;
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_pointer_info(
     ptr: *const c_void,
     info: *mut PointerInfo,
@@ -1438,7 +1385,6 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
     ptr: *const c_void,
     data: *mut c_void,
@@ -1455,13 +1401,11 @@ pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_profiling_async_copy_enable(_enable: bool) -> u32 {
     // Copy times are always recorded on the completion signal.
     status("hsa_amd_profiling_async_copy_enable", || rt().map(|_| ()))
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
     s: HsaSignal,
     out: *mut DispatchTime,
@@ -1480,7 +1424,6 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
 }
 
 /// Agent ticks and system ticks are the same 1 GHz domain.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
     agent: HsaAgent,
     tick: u64,
@@ -1494,7 +1437,6 @@ pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
 }
 
 /// Host memory is coherent; the only type the virtual runtime has.
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: HsaAgent, out: *mut u32) -> u32 {
     status("hsa_amd_coherency_get_type", || {
         let rt = rt()?;
@@ -1503,7 +1445,6 @@ pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: HsaAgent, out: *mut u
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_coherency_set_type(agent: HsaAgent, ty: u32) -> u32 {
     status("hsa_amd_coherency_set_type", || {
         let rt = rt()?;
@@ -1518,7 +1459,6 @@ pub unsafe extern "C" fn hsa_amd_coherency_set_type(agent: HsaAgent, ty: u32) ->
 
 // ---------------------------------------------------------------- queue extras
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     q: *const c_void,
     count: u32,
@@ -1539,7 +1479,6 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     q: *const c_void,
     count: u32,
@@ -1576,7 +1515,6 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_amd_queue_set_priority(q: *mut c_void, priority: u32) -> u32 {
     status("hsa_amd_queue_set_priority", || {
         rt()?;
@@ -1640,7 +1578,6 @@ fn extension_table(ext: u16, major: u16, len: usize, table: *mut c_void) -> R {
     }
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_system_get_major_extension_table(
     ext: u16,
     major: u16,
@@ -1653,7 +1590,6 @@ pub unsafe extern "C" fn hsa_system_get_major_extension_table(
     })
 }
 
-#[cfg_attr(not(test), unsafe(no_mangle))]
 pub unsafe extern "C" fn hsa_system_get_extension_table(
     ext: u16,
     major: u16,

@@ -10,8 +10,9 @@
 //! `catch_unwind` and a panic becomes `HSA_STATUS_ERROR` (or a neutral value
 //! for the few functions that do not return a status).
 //!
-//! Exports use `#[cfg_attr(not(test), unsafe(no_mangle))]` so unit-test binaries
-//! do not define `hsa_*` symbols.
+//! The `hsa_*` ELF symbols are assembly aliases generated from the table, each
+//! bound to the `ROCR_1` version; unit-test builds leave them out so test
+//! binaries never define `hsa_*` symbols.
 
 pub mod exports;
 pub mod loader;
@@ -79,10 +80,49 @@ macro_rules! entry_points {
             $((stringify!($fc), Support::FailClosed),)*
         ];
 
+        // Every export is a one-instruction trampoline named after the C
+        // function (a tail jump to the Rust function) and bound to the
+        // `ROCR_1` symbol version, like ROCr's own, so the shim works both
+        // under LD_PRELOAD and as a drop-in `libhsa-runtime64.so.1` for
+        // binaries linked against `hsa_init@ROCR_1`. The symbol and its
+        // `.symver` must be defined in the same object file, which a Rust
+        // `no_mangle` function cannot guarantee across codegen units; an
+        // assembly block with the Rust function as a `sym` operand can. The
+        // version node is defined by `hsa-headers/rocr.map` (build.rs).
+        $(
+            #[cfg(not(test))]
+            core::arch::global_asm!(
+                ".pushsection .text",
+                concat!(".globl ", stringify!($imp)),
+                concat!(".type ", stringify!($imp), ", @function"),
+                ".p2align 4",
+                concat!(stringify!($imp), ":"),
+                "jmp {f}",
+                concat!(".size ", stringify!($imp), ", . - ", stringify!($imp)),
+                concat!(".symver ", stringify!($imp), ", ", stringify!($imp), "@@ROCR_1"),
+                ".popsection",
+                f = sym exports::$imp,
+            );
+        )*
+        $(
+            #[cfg(not(test))]
+            core::arch::global_asm!(
+                ".pushsection .text",
+                concat!(".globl ", stringify!($fc)),
+                concat!(".type ", stringify!($fc), ", @function"),
+                ".p2align 4",
+                concat!(stringify!($fc), ":"),
+                "jmp {f}",
+                concat!(".size ", stringify!($fc), ", . - ", stringify!($fc)),
+                concat!(".symver ", stringify!($fc), ", ", stringify!($fc), "@@ROCR_1"),
+                ".popsection",
+                f = sym fail_closed_exports::$fc,
+            );
+        )*
+
         /// Generated fail-closed exports.
         pub mod fail_closed_exports {
             $(
-                #[cfg_attr(not(test), unsafe(no_mangle))]
                 pub extern "C" fn $fc() -> u32 {
                     static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
                     super::fail_closed(stringify!($fc), &ONCE)
