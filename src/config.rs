@@ -35,6 +35,16 @@ pub enum CaptureSetting {
     Path(String),
 }
 
+/// `SOFTGPU_COMPLETION` (+ `SOFTGPU_COMPLETION_DELAY_US`): who decrements
+/// completion signals.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Completion {
+    /// The processor, on the thread that rang the doorbell (default).
+    Inline,
+    /// A separate completion thread, in order, after `delay_us` per packet.
+    Thread { delay_us: u64 },
+}
+
 /// Log level filter from `SOFTGPU_LOG`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum LogLevel {
@@ -67,6 +77,7 @@ pub struct Config {
     pub log: LogLevel,
     pub log_file: Option<PathBuf>,
     pub summary: bool,
+    pub completion: Completion,
 }
 
 /// Default capture template.
@@ -81,6 +92,7 @@ impl Default for Config {
             log: LogLevel::Warn,
             log_file: None,
             summary: true,
+            completion: Completion::Inline,
         }
     }
 }
@@ -170,6 +182,33 @@ impl Config {
                 _ => bad.push(bad_value("SOFTGPU_SUMMARY", &v, "0, 1", "1")),
             }
         }
+        let delay_us = match get("SOFTGPU_COMPLETION_DELAY_US") {
+            None => 0,
+            Some(v) => match v.parse::<u64>() {
+                Ok(n) if n <= 10_000_000 => n,
+                _ => {
+                    bad.push(bad_value(
+                        "SOFTGPU_COMPLETION_DELAY_US",
+                        &v,
+                        "microseconds, 0 to 10000000",
+                        "0",
+                    ));
+                    0
+                }
+            },
+        };
+        if let Some(v) = get("SOFTGPU_COMPLETION") {
+            match v.as_str() {
+                "inline" => cfg.completion = Completion::Inline,
+                "thread" => cfg.completion = Completion::Thread { delay_us },
+                _ => bad.push(bad_value(
+                    "SOFTGPU_COMPLETION",
+                    &v,
+                    "inline, thread",
+                    "inline",
+                )),
+            }
+        }
         (cfg, bad)
     }
 
@@ -251,6 +290,22 @@ mod tests {
         assert_eq!(cfg.log, LogLevel::Warn);
         assert!(cfg.summary);
         assert_eq!(cfg.targets, vec!["gfx90a"]);
+    }
+
+    #[test]
+    fn completion_thread_mode_takes_an_optional_delay() {
+        let (cfg, bad) = parse(&[
+            ("SOFTGPU_COMPLETION", "thread"),
+            ("SOFTGPU_COMPLETION_DELAY_US", "250"),
+        ]);
+        assert!(bad.is_empty());
+        assert_eq!(cfg.completion, Completion::Thread { delay_us: 250 });
+        let (cfg, bad) = parse(&[
+            ("SOFTGPU_COMPLETION", "later"),
+            ("SOFTGPU_COMPLETION_DELAY_US", "soon"),
+        ]);
+        assert_eq!(bad.len(), 2);
+        assert_eq!(cfg.completion, Completion::Inline);
     }
 
     #[test]

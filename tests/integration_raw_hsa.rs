@@ -1365,3 +1365,35 @@ fn the_shim_works_as_a_drop_in_libhsa_runtime64_on_the_library_path() {
     );
     assert!(cap.is_file(), "no capture from the drop-in library");
 }
+
+#[test]
+fn every_contract_program_also_passes_with_deferred_completion_on_a_separate_thread() {
+    for name in [
+        "example_vector",
+        "dispatch_valid",
+        "barriers",
+        "rejects",
+        "batch_wrap",
+        "unpublished",
+        "runtime_api",
+    ] {
+        let dir = work_dir(&format!("{name}_thread"));
+        let cap = dir.join("thread.sgcap");
+        let (status, out, err) = run_env(
+            name,
+            &format!("{name}_thread"),
+            &[
+                ("SOFTGPU_CAPTURE", cap.to_str().unwrap()),
+                ("SOFTGPU_COMPLETION", "thread"),
+                ("SOFTGPU_COMPLETION_DELAY_US", "200"),
+            ],
+        );
+        assert!(
+            status.success(),
+            "{name} failed with SOFTGPU_COMPLETION=thread\n{out}\n{err}"
+        );
+        parse_summary(&err).unwrap_or_else(|e| panic!("{name}: {e}\n{err}"));
+        let c = softgpu_hsa::capture::read_file(&cap).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(c.complete, "{name}: capture incomplete");
+    }
+}

@@ -10,6 +10,7 @@
 //! with an HSA error and a log line naming it (see [`crate::interpose`]).
 
 pub mod agents;
+pub mod completion;
 pub mod copies;
 pub mod events;
 pub mod executables;
@@ -190,11 +191,13 @@ fn build() -> Result<Runtime, HsaStatus> {
         .map(|d| d.facts.workgroup_max_size.value as u32)
         .min()
         .unwrap_or(1024);
+    let completion = config.completion;
     Ok(Runtime {
         config,
         topo,
         ctx: DrainContext {
             processor: Processor::new(max_wg),
+            completion,
         },
         capture,
         capture_path,

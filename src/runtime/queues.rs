@@ -154,6 +154,7 @@ pub struct VirtualQueue {
 /// What the runtime supplies to every queue's drain.
 pub struct DrainContext {
     pub processor: Processor,
+    pub completion: crate::config::Completion,
 }
 
 static NEXT_QUEUE_ID: AtomicU64 = AtomicU64::new(0);
@@ -316,7 +317,9 @@ impl QueueMemory for (&VirtualQueue, &Ring) {
 }
 
 /// Signals as seen by the processor.
-pub struct RuntimeSignals;
+pub struct RuntimeSignals {
+    completion: crate::config::Completion,
+}
 
 impl SignalOps for RuntimeSignals {
     #[inline]
@@ -329,8 +332,15 @@ impl SignalOps for RuntimeSignals {
     }
     #[inline]
     fn complete(&self, handle: u64) {
-        if let Some(s) = signals::lookup(handle) {
-            signals::complete(s, sys::now_ns());
+        match self.completion {
+            crate::config::Completion::Inline => {
+                if let Some(s) = signals::lookup(handle) {
+                    signals::complete(s, sys::now_ns());
+                }
+            }
+            crate::config::Completion::Thread { delay_us } => {
+                super::completion::defer(handle, delay_us.saturating_mul(1000))
+            }
         }
     }
 }
@@ -429,7 +439,9 @@ impl VirtualQueue {
             &mut side.state,
             self.queue_id,
             &(self, ring),
-            &RuntimeSignals,
+            &RuntimeSignals {
+                completion: ctx.completion,
+            },
             &mut sink,
         );
         if side.state.stalls != stalls_before {
