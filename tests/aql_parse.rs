@@ -452,7 +452,7 @@ fn reason_codes_are_the_snake_case_variant_names() {
 
 #[test]
 fn reason_all_is_in_numeric_order_and_round_trips_through_u8_and_code() {
-    assert_eq!(Reason::ALL.len(), 18);
+    assert_eq!(Reason::ALL.len(), 19);
     for (i, r) in Reason::ALL.iter().enumerate() {
         assert_eq!(*r as u8 as usize, i);
         assert_eq!(Reason::from_u8(i as u8), Some(*r));
@@ -476,7 +476,7 @@ fn reason_set_iterates_in_numeric_order_and_skips_unknown_bits() {
 }
 
 #[test]
-fn runtime_reasons_are_exactly_the_signal_reasons() {
+fn runtime_reasons_are_exactly_the_signal_reasons_and_the_blit_finding() {
     let runtime: Vec<Reason> = Reason::ALL
         .iter()
         .copied()
@@ -486,7 +486,8 @@ fn runtime_reasons_are_exactly_the_signal_reasons() {
         runtime,
         vec![
             Reason::CompletionSignalUnknown,
-            Reason::DependencySignalUnknown
+            Reason::DependencySignalUnknown,
+            Reason::RuntimeBlitKernelNotExecuted
         ]
     );
     let s = set(&[Reason::GridSizeZero, Reason::CompletionSignalUnknown]);

@@ -518,3 +518,32 @@ fn after_drain_a_freed_kernarg_is_still_classified_as_it_was_when_pushed() {
     assert_eq!(cap.records[1].kernarg_class, KernargClass::ForeignOpaque);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn dispatches_of_runtime_blit_kernels_carry_the_not_executed_finding_and_stay_validated() {
+    use softgpu_hsa::aql::Reason;
+    let path = tmp("blit_finding");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let mut q = w.register_queue(1, 1, 256, 0);
+    // dispatch_raw(i) uses kernel object 0x1000 + 64 i.
+    w.add_code_object(vec![
+        (0x1000, "__amd_rocclr_fillBufferAligned.kd".into()),
+        (0x1040, "_Z4vaddPKfS0_Pfi.kd".into()),
+    ]);
+    q.push(&rec(1, 0, dispatch_raw(0, 0), Status::Validated, 0));
+    q.push(&rec(1, 1, dispatch_raw(1, 0), Status::Validated, 0));
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records.len(), 2);
+    assert!(
+        cap.records[0]
+            .reasons
+            .contains(Reason::RuntimeBlitKernelNotExecuted)
+    );
+    assert_eq!(cap.records[0].status, Status::Validated);
+    assert!(
+        cap.records[1].reasons.is_empty(),
+        "a user kernel has no finding"
+    );
+    let _ = std::fs::remove_file(&path);
+}

@@ -63,6 +63,11 @@ pub enum Reason {
     PacketTypeInvalid = 15,
     CompletionSignalUnknown = 16,
     DependencySignalUnknown = 17,
+    /// Finding, not a reject: the dispatch targets one of the HIP runtime's own
+    /// blit kernels (`__amd_rocclr_*`: memset, device-to-device copy, stream
+    /// write/wait value). It was completed without running, so the data it
+    /// would have produced does not exist.
+    RuntimeBlitKernelNotExecuted = 18,
 }
 
 /// A set of [`Reason`]s as a bit mask (bit n = reason with value n).
@@ -518,6 +523,7 @@ impl Reason {
         Reason::PacketTypeInvalid,
         Reason::CompletionSignalUnknown,
         Reason::DependencySignalUnknown,
+        Reason::RuntimeBlitKernelNotExecuted,
     ];
 
     /// The stable snake_case code.
@@ -541,6 +547,7 @@ impl Reason {
             Reason::PacketTypeInvalid => "packet_type_invalid",
             Reason::CompletionSignalUnknown => "completion_signal_unknown",
             Reason::DependencySignalUnknown => "dependency_signal_unknown",
+            Reason::RuntimeBlitKernelNotExecuted => "runtime_blit_kernel_not_executed",
         }
     }
 
@@ -573,6 +580,9 @@ impl Reason {
             Reason::DependencySignalUnknown => {
                 "a barrier dependency signal is not a live signal of this runtime"
             }
+            Reason::RuntimeBlitKernelNotExecuted => {
+                "finding: a HIP runtime blit kernel (__amd_rocclr_*); completed without running, so its data (memset, device-to-device copy, stream write) was not produced"
+            }
         }
     }
 
@@ -581,7 +591,9 @@ impl Reason {
     pub fn is_runtime(self) -> bool {
         matches!(
             self,
-            Reason::CompletionSignalUnknown | Reason::DependencySignalUnknown
+            Reason::CompletionSignalUnknown
+                | Reason::DependencySignalUnknown
+                | Reason::RuntimeBlitKernelNotExecuted
         )
     }
 
@@ -607,7 +619,9 @@ impl ReasonSet {
     pub const EMPTY: ReasonSet = ReasonSet(0);
     /// The reasons that depend on runtime state ([`Reason::is_runtime`]).
     pub const RUNTIME: ReasonSet = ReasonSet(
-        (1 << Reason::CompletionSignalUnknown as u8) | (1 << Reason::DependencySignalUnknown as u8),
+        (1 << Reason::CompletionSignalUnknown as u8)
+            | (1 << Reason::DependencySignalUnknown as u8)
+            | (1 << Reason::RuntimeBlitKernelNotExecuted as u8),
     );
 
     pub fn insert(&mut self, r: Reason) {

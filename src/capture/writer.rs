@@ -281,6 +281,7 @@ impl CaptureWriter {
             drain_served: 0,
             flush_served: 0,
             queue_ids: HashSet::new(),
+            blit_kernels: HashSet::new(),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -491,6 +492,8 @@ struct WriterState {
     drain_served: u64,
     flush_served: u64,
     queue_ids: HashSet<u64>,
+    /// Kernel objects of the HIP runtime's own blit kernels (`__amd_rocclr_*`).
+    blit_kernels: HashSet<u64>,
 }
 
 impl WriterState {
@@ -611,6 +614,11 @@ impl WriterState {
                 }
                 Control::CodeObject(co) => {
                     self.code_objects = self.code_objects.saturating_add(1);
+                    for (addr, name) in &co.symbols {
+                        if is_runtime_blit_kernel(name) {
+                            self.blit_kernels.insert(*addr);
+                        }
+                    }
                     for payload in encode_code_object(&co) {
                         let mut f = Vec::with_capacity(payload.len() + 16);
                         format::push_frame(&mut f, kind::CODE_OBJECT, &payload);
@@ -630,6 +638,12 @@ impl WriterState {
             let start = ring.consumer_pos();
             let mut pos = start;
             let tail = ring.load_tail();
+            if tail > pos {
+                // Code objects are registered before any dispatch that uses
+                // them is pushed; taking controls after loading the tail makes
+                // every code object those records refer to known here.
+                self.take_controls();
+            }
             while pos < tail {
                 // Release slots in batches so a waiting producer can go on early.
                 let batch_end = tail.min(pos + 256);
@@ -662,7 +676,17 @@ impl WriterState {
             KernargClass::Null
         };
         self.counts.add(rec.status, ptype);
-        let frame = encode_packet_frame(slot.seq, rec, class);
+        let mut rec_out = *rec;
+        if ptype == PacketType::KERNEL_DISPATCH && !self.blit_kernels.is_empty() {
+            let mut ko = [0u8; 8];
+            ko.copy_from_slice(&rec.raw[32..40]);
+            if self.blit_kernels.contains(&u64::from_le_bytes(ko)) {
+                rec_out
+                    .reasons
+                    .insert(crate::aql::Reason::RuntimeBlitKernelNotExecuted);
+            }
+        }
+        let frame = encode_packet_frame(slot.seq, &rec_out, class);
         self.write(&frame);
     }
 
@@ -768,4 +792,11 @@ fn encode_packet_frame(
     let crc = format::crc32(&f[..crc_at]);
     f[crc_at..].copy_from_slice(&crc.to_le_bytes());
     f
+}
+
+/// The HIP runtime's own blit kernels (memset, device-to-device copies, stream
+/// write/wait value) are named `__amd_rocclr_*`. Under SoftGPU they never run,
+/// so the data they would have produced is not produced.
+pub fn is_runtime_blit_kernel(symbol: &str) -> bool {
+    symbol.starts_with("__amd_rocclr_")
 }
