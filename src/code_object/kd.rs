@@ -8,7 +8,7 @@ pub const KERNEL_DESCRIPTOR_SIZE: usize = 64;
 
 /// A decoded kernel descriptor. Every field is kept as stored; reserved bytes
 /// are not checked (the CP ignores them, and so does the virtual runtime).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct KernelDescriptor {
     /// Bytes 0..4: fixed LDS per work-group.
     pub group_segment_fixed_size: u32,

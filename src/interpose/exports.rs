@@ -1607,3 +1607,296 @@ pub unsafe extern "C" fn hsa_system_get_extension_table(
         extension_table(ext, major, len, table)
     })
 }
+
+// ---------------------------------------------------------------- code objects and executables
+
+use crate::runtime::executables;
+
+pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
+    code: *const c_void,
+    size: usize,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_code_object_reader_create_from_memory", || {
+        rt()?;
+        if code.is_null() || size == 0 || out.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        if size > crate::code_object::MAX_FILE_SIZE as usize {
+            return Err(HsaStatus::ERROR_INVALID_CODE_OBJECT);
+        }
+        // SAFETY: the caller passes `size` readable bytes at `code`; we copy
+        // them once, so the reader never depends on the caller's buffer.
+        let bytes = unsafe { std::slice::from_raw_parts(code as *const u8, size) }.to_vec();
+        write_out(out, executables::create_reader(bytes))
+    })
+}
+
+pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *mut u64) -> u32 {
+    status("hsa_code_object_reader_create_from_file", || {
+        rt()?;
+        if out.is_null() || fd < 0 {
+            return Err(HsaStatus::ERROR_INVALID_FILE);
+        }
+        use std::io::Read;
+        use std::os::fd::FromRawFd;
+        // SAFETY: `fd` is the caller's open descriptor; ManuallyDrop keeps us
+        // from closing it, as the HSA contract leaves it to the caller.
+        let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let mut bytes = Vec::new();
+        (&*file)
+            .take(crate::code_object::MAX_FILE_SIZE)
+            .read_to_end(&mut bytes)
+            .map_err(|_| HsaStatus::ERROR_INVALID_FILE)?;
+        write_out(out, executables::create_reader(bytes))
+    })
+}
+
+pub unsafe extern "C" fn hsa_code_object_reader_destroy(reader: u64) -> u32 {
+    status("hsa_code_object_reader_destroy", || {
+        rt()?;
+        executables::destroy_reader(reader)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_create(
+    profile: u32,
+    _state: u32,
+    _options: *const c_char,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_executable_create", || {
+        rt()?;
+        if out.is_null() || profile > 1 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        write_out(out, executables::create_executable(profile, 2))
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_create_alt(
+    profile: u32,
+    rounding: u32,
+    _options: *const c_char,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_executable_create_alt", || {
+        rt()?;
+        if out.is_null() || profile > 1 || rounding > 2 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        write_out(out, executables::create_executable(profile, rounding))
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_destroy(exec: u64) -> u32 {
+    status("hsa_executable_destroy", || {
+        rt()?;
+        executables::destroy_executable(exec)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
+    exec: u64,
+    agent: HsaAgent,
+    reader: u64,
+    _options: *const c_char,
+    loaded: *mut u64,
+) -> u32 {
+    status("hsa_executable_load_agent_code_object", || {
+        let rt = rt()?;
+        let AgentKind::Gpu(g) = agent_of(rt, agent)? else {
+            return Err(HsaStatus::ERROR_INVALID_AGENT);
+        };
+        let mach = rt.topo.gpus[g].elf_machine;
+        let l = executables::load(exec, reader, g + 1, mach)?;
+        if let Some(c) = &rt.capture {
+            // The capture stores each code object's symbol table once; records
+            // refer to kernels by kernel object address.
+            c.add_code_object(l.kernels.clone());
+        }
+        if !loaded.is_null() {
+            write_out(loaded, l.handle)?;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_char) -> u32 {
+    status("hsa_executable_freeze", || {
+        rt()?;
+        executables::freeze(exec)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_get_info(exec: u64, attr: u32, out: *mut c_void) -> u32 {
+    status("hsa_executable_get_info", || {
+        rt()?;
+        let (profile, state, rounding) = executables::info(exec)?;
+        match attr {
+            1 => write_info(out, &Info::U32(profile)),
+            2 => write_info(out, &Info::U32(state)),
+            3 => write_info(out, &Info::U32(rounding)),
+            _ => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
+        }
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_validate(exec: u64, result: *mut u32) -> u32 {
+    status("hsa_executable_validate", || {
+        rt()?;
+        executables::info(exec)?;
+        write_out(result, 0)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_validate_alt(
+    exec: u64,
+    _options: *const c_char,
+    result: *mut u32,
+) -> u32 {
+    // SAFETY: same contract, arguments passed through.
+    unsafe { hsa_executable_validate(exec, result) }
+}
+
+fn agent_filter(rt: &runtime::Runtime, agent: *const HsaAgent) -> Result<Option<usize>, HsaStatus> {
+    if agent.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null pointer to the caller's agent handle.
+    let a = unsafe { agent.read_unaligned() };
+    Ok(Some(Topology::agent_index(agent_of(rt, a)?)))
+}
+
+fn c_name(name: *const c_char) -> Result<&'static str, HsaStatus> {
+    if name.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: non-null, NUL-terminated by the HSA contract; the borrow is used
+    // only within the calling export.
+    unsafe { CStr::from_ptr(name) }
+        .to_str()
+        .map_err(|_| HsaStatus::ERROR_INVALID_SYMBOL_NAME)
+}
+
+pub unsafe extern "C" fn hsa_executable_get_symbol_by_name(
+    exec: u64,
+    name: *const c_char,
+    agent: *const HsaAgent,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_executable_get_symbol_by_name", || {
+        let rt = rt()?;
+        let name = c_name(name)?;
+        let a = agent_filter(rt, agent)?;
+        write_out(out, executables::symbol_by_name(exec, name, a)?)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_get_symbol(
+    exec: u64,
+    _module: *const c_char,
+    name: *const c_char,
+    agent: HsaAgent,
+    _call_convention: i32,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_executable_get_symbol", || {
+        let rt = rt()?;
+        let name = c_name(name)?;
+        let a = Topology::agent_index(agent_of(rt, agent)?);
+        write_out(out, executables::symbol_by_name(exec, name, Some(a))?)
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_symbol_get_info(
+    sym: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
+    status("hsa_executable_symbol_get_info", || {
+        let rt = rt()?;
+        let s = executables::symbol(sym)?;
+        let kernel = s.kind == crate::code_object::SymbolKind::Kernel;
+        let kd = s.kd.unwrap_or_default();
+        let info = match attr {
+            0 => Info::U32(if kernel { 1 } else { 0 }),
+            1 => Info::U32(s.name.len() as u32),
+            2 => Info::Bytes(s.name.as_bytes().to_vec()),
+            3 => Info::U32(0),
+            4 => Info::Bytes(Vec::new()),
+            20 => Info::U64(rt.topo.agent_handle(s.agent_index)),
+            5 => Info::U32(if s.global { 1 } else { 0 }),
+            17 => Info::Bool(true),
+            21 if !kernel => Info::U64(s.address),
+            6 if !kernel => Info::U32(0),
+            7 if !kernel => Info::U32(0),
+            // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
+            8 if !kernel => Info::U32(8),
+            9 if !kernel => Info::U32(s.size as u32),
+            10 if !kernel => Info::Bool(false),
+            22 if kernel => Info::U64(s.address),
+            11 if kernel => Info::U32(s.kernarg_size),
+            12 if kernel => Info::U32(s.kernarg_align),
+            13 if kernel => Info::U32(kd.group_segment_fixed_size),
+            14 if kernel => Info::U32(kd.private_segment_fixed_size),
+            15 if kernel => Info::Bool(kd.uses_dynamic_stack()),
+            18 if kernel => Info::U32(0),
+            _ => {
+                tracing::warn!(
+                    "softgpu: hsa_executable_symbol_get_info: attribute {attr} does not apply to {}",
+                    s.name
+                );
+                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+            }
+        };
+        write_info(out, &info)
+    })
+}
+
+type ExecSymbolCb = unsafe extern "C" fn(u64, u64, *mut c_void) -> u32;
+type ExecAgentSymbolCb = unsafe extern "C" fn(u64, HsaAgent, u64, *mut c_void) -> u32;
+
+pub unsafe extern "C" fn hsa_executable_iterate_symbols(
+    exec: u64,
+    cb: Option<ExecSymbolCb>,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_executable_iterate_symbols", || {
+        rt()?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let syms = executables::symbols_of(exec, None)?;
+        // SAFETY: the program's callback, with valid handles and its own data.
+        iterate(syms, |s| unsafe { cb(exec, s, data) })
+    })
+}
+
+pub unsafe extern "C" fn hsa_executable_iterate_agent_symbols(
+    exec: u64,
+    agent: HsaAgent,
+    cb: Option<ExecAgentSymbolCb>,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_executable_iterate_agent_symbols", || {
+        let rt = rt()?;
+        let a = Topology::agent_index(agent_of(rt, agent)?);
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let syms = executables::symbols_of(exec, Some(a))?;
+        // SAFETY: the program's callback, with valid handles and its own data.
+        iterate(syms, |s| unsafe { cb(exec, agent, s, data) })
+    })
+}
+
+/// Program (agent-independent) symbols: code objects here are always agent
+/// code objects, so there are none to visit.
+pub unsafe extern "C" fn hsa_executable_iterate_program_symbols(
+    exec: u64,
+    cb: Option<ExecSymbolCb>,
+    _data: *mut c_void,
+) -> u32 {
+    status("hsa_executable_iterate_program_symbols", || {
+        rt()?;
+        cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        executables::info(exec).map(|_| ())
+    })
+}

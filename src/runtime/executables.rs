@@ -1,10 +1,63 @@
-//! Code-object readers, executables and symbols (filled in with the code-object
-//! loader). For now: the registry of loaded images the loader extension asks about.
+//! Code-object readers, executables and their symbols: real loading, so HIP's
+//! module machinery works and every dispatch can be named.
+//!
+//! Loading an agent code object parses it with the bounded reader in
+//! [`crate::code_object`], allocates `load_size` bytes of host memory, writes
+//! the PT_LOAD segments there and applies the dynamic relocations. Kernel
+//! objects are the loaded addresses of the 64-byte kernel descriptors. Loaded
+//! images are never freed (not even by `hsa_executable_destroy`): dispatches
+//! and captures may refer to their kernel descriptors for the life of the
+//! process. Nothing here executes any of the code it loads.
+//!
+//! Handles are tagged indices into registries that only grow, so a stale or
+//! forged handle is an error, never a dangling pointer.
 
-use std::sync::RwLock;
+use std::alloc::Layout;
+use std::sync::{Arc, Mutex, RwLock};
 
+use crate::abi::HsaStatus;
+use crate::code_object::{self, CodeObject, KernelDescriptor, SymbolKind};
+
+const READER_TAG: u64 = 0x5347_5200_0000_0000; // "SGR"
+const EXEC_TAG: u64 = 0x5347_4500_0000_0000; // "SGE"
+const SYMBOL_TAG: u64 = 0x5347_5300_0000_0000; // "SGS"
+const LOADED_TAG: u64 = 0x5347_4c00_0000_0000; // "SGL"
+const TAG_MASK: u64 = 0xffff_ff00_0000_0000;
+
+/// One executable symbol, as `hsa_executable_symbol_get_info` reports it.
+#[derive(Clone, Debug)]
+pub struct SymbolEntry {
+    pub executable: u64,
+    pub agent_index: usize,
+    pub name: String,
+    pub kind: SymbolKind,
+    pub address: u64,
+    pub size: u64,
+    pub global: bool,
+    pub kd: Option<KernelDescriptor>,
+    pub kernarg_size: u32,
+    pub kernarg_align: u32,
+}
+
+#[derive(Debug, Default)]
+struct ExecutableState {
+    frozen: bool,
+    destroyed: bool,
+    profile: u32,
+    rounding: u32,
+    /// Indices into SYMBOLS.
+    symbols: Vec<usize>,
+}
+
+static READERS: Mutex<Vec<Option<Arc<Vec<u8>>>>> = Mutex::new(Vec::new());
+static EXECUTABLES: Mutex<Vec<ExecutableState>> = Mutex::new(Vec::new());
+static SYMBOLS: RwLock<Vec<SymbolEntry>> = RwLock::new(Vec::new());
 /// Loaded images: (base, size, executable handle).
 static IMAGES: RwLock<Vec<(u64, u64, u64)>> = RwLock::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The executable whose loaded image contains `addr`.
 pub fn find_image(addr: u64) -> Option<u64> {
@@ -13,4 +66,250 @@ pub fn find_image(addr: u64) -> Option<u64> {
         .iter()
         .find(|(b, s, _)| addr >= *b && addr < b + s)
         .map(|(_, _, e)| *e)
+}
+
+/// `hsa_code_object_reader_create_from_memory`: the reader keeps its own copy.
+pub fn create_reader(bytes: Vec<u8>) -> u64 {
+    let mut r = lock(&READERS);
+    r.push(Some(Arc::new(bytes)));
+    READER_TAG | (r.len() as u64 - 1)
+}
+
+pub fn destroy_reader(handle: u64) -> Result<(), HsaStatus> {
+    let mut r = lock(&READERS);
+    let slot = index(handle, READER_TAG)
+        .and_then(|i| r.get_mut(i))
+        .ok_or(HsaStatus::ERROR_INVALID_CODE_OBJECT_READER)?;
+    slot.take()
+        .map(|_| ())
+        .ok_or(HsaStatus::ERROR_INVALID_CODE_OBJECT_READER)
+}
+
+fn reader_bytes(handle: u64) -> Result<Arc<Vec<u8>>, HsaStatus> {
+    let r = lock(&READERS);
+    index(handle, READER_TAG)
+        .and_then(|i| r.get(i))
+        .and_then(|s| s.clone())
+        .ok_or(HsaStatus::ERROR_INVALID_CODE_OBJECT_READER)
+}
+
+fn index(handle: u64, tag: u64) -> Option<usize> {
+    (handle & TAG_MASK == tag).then_some((handle & !TAG_MASK) as usize)
+}
+
+/// `hsa_executable_create(_alt)`.
+pub fn create_executable(profile: u32, rounding: u32) -> u64 {
+    let mut e = lock(&EXECUTABLES);
+    e.push(ExecutableState {
+        profile,
+        rounding,
+        ..Default::default()
+    });
+    EXEC_TAG | (e.len() as u64 - 1)
+}
+
+fn with_exec<R>(
+    handle: u64,
+    f: impl FnOnce(&mut ExecutableState) -> Result<R, HsaStatus>,
+) -> Result<R, HsaStatus> {
+    let mut e = lock(&EXECUTABLES);
+    let st = index(handle, EXEC_TAG)
+        .and_then(|i| e.get_mut(i))
+        .filter(|s| !s.destroyed)
+        .ok_or(HsaStatus::ERROR_INVALID_EXECUTABLE)?;
+    f(st)
+}
+
+pub fn destroy_executable(handle: u64) -> Result<(), HsaStatus> {
+    with_exec(handle, |s| {
+        s.destroyed = true;
+        Ok(())
+    })
+}
+
+pub fn freeze(handle: u64) -> Result<(), HsaStatus> {
+    with_exec(handle, |s| {
+        if s.frozen {
+            return Err(HsaStatus::ERROR_FROZEN_EXECUTABLE);
+        }
+        s.frozen = true;
+        Ok(())
+    })
+}
+
+/// `hsa_executable_get_info`: (profile, state, rounding).
+pub fn info(handle: u64) -> Result<(u32, u32, u32), HsaStatus> {
+    with_exec(handle, |s| Ok((s.profile, u32::from(s.frozen), s.rounding)))
+}
+
+/// What a load produced, for the capture and the caller.
+pub struct Loaded {
+    pub handle: u64,
+    pub base: u64,
+    pub size: u64,
+    /// (kernel object address, symbol name) of every kernel.
+    pub kernels: Vec<(u64, String)>,
+}
+
+/// `hsa_executable_load_agent_code_object`: parse, check the target, map the
+/// segments into fresh host memory, relocate, and register the symbols.
+pub fn load(
+    exec: u64,
+    reader: u64,
+    agent_index: usize,
+    agent_mach: u32,
+) -> Result<Loaded, HsaStatus> {
+    with_exec(exec, |s| {
+        if s.frozen {
+            Err(HsaStatus::ERROR_FROZEN_EXECUTABLE)
+        } else {
+            Ok(())
+        }
+    })?;
+    let bytes = reader_bytes(reader)?;
+    let co = code_object::parse(&bytes).map_err(|e| {
+        tracing::warn!(
+            "softgpu: hsa_executable_load_agent_code_object: not a loadable AMDGPU code object: {e}"
+        );
+        HsaStatus::ERROR_INVALID_CODE_OBJECT
+    })?;
+    if co.mach != agent_mach {
+        tracing::warn!(
+            "softgpu: hsa_executable_load_agent_code_object: code object is for EF_AMDGPU_MACH {:#x}, the agent is {:#x}",
+            co.mach,
+            agent_mach
+        );
+        return Err(HsaStatus::ERROR_INVALID_CODE_OBJECT);
+    }
+    let size = co.load_size.max(code_object::PAGE_SIZE);
+    let align = co.load_align.max(code_object::PAGE_SIZE);
+    let layout = Layout::from_size_align(size as usize, align as usize)
+        .map_err(|_| HsaStatus::ERROR_INVALID_CODE_OBJECT)?;
+    // SAFETY: layout has a non-zero size (at least one page) and a power-of-two
+    // alignment (from_size_align checked it).
+    let base = unsafe { std::alloc::alloc_zeroed(layout) };
+    if base.is_null() {
+        return Err(HsaStatus::ERROR_OUT_OF_RESOURCES);
+    }
+    // SAFETY: `base` is a fresh allocation of exactly `size` bytes that nothing
+    // else references yet; the slice lives only for this call.
+    let image = unsafe { std::slice::from_raw_parts_mut(base, size as usize) };
+    let resolve = |name: &str| resolve_in(exec, agent_index, name);
+    if let Err(e) = co.load_into(base as u64, image, &resolve) {
+        tracing::warn!("softgpu: hsa_executable_load_agent_code_object: {e}");
+        // SAFETY: allocated above with this layout and not published anywhere.
+        unsafe { std::alloc::dealloc(base, layout) };
+        return Err(HsaStatus::ERROR_INVALID_CODE_OBJECT);
+    }
+    let base = base as u64;
+    let entries = symbol_entries(&co, exec, agent_index, base);
+    let kernels: Vec<(u64, String)> = entries
+        .iter()
+        .filter(|e| e.kind == SymbolKind::Kernel)
+        .map(|e| (e.address, e.name.clone()))
+        .collect();
+    let indices = {
+        let mut all = SYMBOLS.write().unwrap_or_else(|e| e.into_inner());
+        let first = all.len();
+        all.extend(entries);
+        first..all.len()
+    };
+    with_exec(exec, |s| {
+        s.symbols.extend(indices.clone());
+        Ok(())
+    })?;
+    IMAGES
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((base, size, exec));
+    tracing::debug!(
+        "softgpu: loaded a code object at {base:#x} ({size} bytes, {} kernels)",
+        kernels.len()
+    );
+    Ok(Loaded {
+        handle: LOADED_TAG | indices.start as u64,
+        base,
+        size,
+        kernels,
+    })
+}
+
+fn symbol_entries(co: &CodeObject, exec: u64, agent_index: usize, base: u64) -> Vec<SymbolEntry> {
+    co.symbols
+        .iter()
+        .filter(|s| matches!(s.kind, SymbolKind::Kernel | SymbolKind::Variable))
+        .map(|s| {
+            let kd = co.kernel_descriptor(s);
+            let md = co.metadata().and_then(|m| m.kernel(&s.name));
+            let kernarg_size = md
+                .map(|m| m.kernarg_segment_size as u32)
+                .or(kd.map(|k| k.kernarg_size))
+                .unwrap_or(0);
+            // Policy when no metadata says otherwise: 16 bytes, the AQL kernarg alignment.
+            let kernarg_align = md
+                .map(|m| m.kernarg_segment_align as u32)
+                .filter(|a| *a > 0)
+                .unwrap_or(16);
+            SymbolEntry {
+                executable: exec,
+                agent_index,
+                name: s.name.clone(),
+                kind: s.kind,
+                address: base.wrapping_add(s.value),
+                size: s.size,
+                global: s.global,
+                kd,
+                kernarg_size,
+                kernarg_align,
+            }
+        })
+        .collect()
+}
+
+/// An undefined symbol of a code object being loaded: a global of another code
+/// object already loaded into the same executable for the same agent.
+fn resolve_in(exec: u64, agent_index: usize, name: &str) -> Option<u64> {
+    let ids = with_exec(exec, |s| Ok(s.symbols.clone())).ok()?;
+    let all = SYMBOLS.read().unwrap_or_else(|e| e.into_inner());
+    ids.iter()
+        .filter_map(|&i| all.get(i))
+        .find(|e| e.global && e.name == name && e.agent_index == agent_index)
+        .map(|e| e.address)
+}
+
+/// `hsa_executable_get_symbol_by_name`. `agent_index` is `None` for program symbols.
+pub fn symbol_by_name(exec: u64, name: &str, agent_index: Option<usize>) -> Result<u64, HsaStatus> {
+    let ids = with_exec(exec, |s| Ok(s.symbols.clone()))?;
+    let all = SYMBOLS.read().unwrap_or_else(|e| e.into_inner());
+    ids.iter()
+        .copied()
+        .find(|&i| {
+            all.get(i)
+                .is_some_and(|e| e.name == name && agent_index.is_none_or(|a| a == e.agent_index))
+        })
+        .map(|i| SYMBOL_TAG | i as u64)
+        .ok_or(HsaStatus::ERROR_INVALID_SYMBOL_NAME)
+}
+
+/// Every symbol handle of an executable, optionally for one agent.
+pub fn symbols_of(exec: u64, agent_index: Option<usize>) -> Result<Vec<u64>, HsaStatus> {
+    let ids = with_exec(exec, |s| Ok(s.symbols.clone()))?;
+    let all = SYMBOLS.read().unwrap_or_else(|e| e.into_inner());
+    Ok(ids
+        .into_iter()
+        .filter(|&i| {
+            all.get(i)
+                .is_some_and(|e| agent_index.is_none_or(|a| a == e.agent_index))
+        })
+        .map(|i| SYMBOL_TAG | i as u64)
+        .collect())
+}
+
+/// The symbol behind a handle.
+pub fn symbol(handle: u64) -> Result<SymbolEntry, HsaStatus> {
+    let all = SYMBOLS.read().unwrap_or_else(|e| e.into_inner());
+    index(handle, SYMBOL_TAG)
+        .and_then(|i| all.get(i))
+        .cloned()
+        .ok_or(HsaStatus::ERROR_INVALID_EXECUTABLE_SYMBOL)
 }
