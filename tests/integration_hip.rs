@@ -1,0 +1,1597 @@
+//! Real HIP programs run under the shim, on two HIP versions and in both completion modes.
+//!
+//! Each program in `integration/hip/` is an ordinary HIP program (see `integration/hip/sg_hip.h`
+//! for its output contract). This harness builds it with `hipcc --offload-arch=gfx90a -O1`,
+//! runs it with `LD_PRELOAD=libsoftgpu_hsa.so` (virtual mode: no GPU, no real ROCr), and checks
+//! two things:
+//!
+//! 1. The program's own verdict: exit status 0, `sg: done=1`, every HIP call returned
+//!    hipSuccess, every copy the runtime performs moved the bytes exactly (the program checks),
+//!    and the `sg: key=value` facts it prints have the expected values.
+//! 2. The capture, through `softgpu inspect --format jsonl`: the exact number of user kernel
+//!    dispatches per (kernel symbol, kernel name, grid, workgroup, group segment size incl.
+//!    dynamic LDS), HIP's own blit kernels (`__amd_rocclr_*`) present where the program asked
+//!    for them and flagged `runtime_blit_kernel_not_executed`, every record validated (nothing
+//!    rejected), a complete capture (trailer), one capture file per run and no other (a child
+//!    process never writes one), and the exit summary line agreeing with the records.
+//!
+//! HIP versions: 5.2.3 is the host's (`./scripts/setup` installs it). 6.4.3 lives in the Debian
+//! sid chroot that `./scripts/sid-chroot` builds and caches (`./scripts/test` runs it before
+//! `cargo test`); the programs are compiled by the chroot's hipcc and run inside it with the
+//! host-built shim copied in. A missing chroot fails the 6.4 tests with that hint, never skips.
+//!
+//! Completion modes: every program runs with `SOFTGPU_COMPLETION=inline` and with
+//! `SOFTGPU_COMPLETION=thread` plus `SOFTGPU_COMPLETION_DELAY_US=200`.
+//!
+//! The shim and CLI come from the same target directory as this test binary's `softgpu`
+//! (`CARGO_BIN_EXE_softgpu`), as in `tests/integration_raw_hsa.rs`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A program that has not exited after this long is hung (it is killed and the test fails).
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// Per-packet delay used for the completion-thread mode.
+const THREAD_DELAY_US: &str = "200";
+/// The reason code every record of a runtime blit kernel carries.
+const BLIT_REASON: &str = "runtime_blit_kernel_not_executed";
+const BLIT_PREFIX: &str = "__amd_rocclr_";
+const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
+const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
+/// Problems listed per run before the rest are summarised.
+const MAX_PROBLEMS: usize = 60;
+
+// ---------------------------------------------------------------------------
+// HIP versions, completion modes, where things are
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Hip {
+    /// Debian bookworm's HIP 5.2.3, on the host.
+    V5_2,
+    /// Debian sid's HIP 6.4.3, in the chroot of scripts/sid-chroot.
+    V6_4,
+}
+
+impl Hip {
+    fn label(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "hip-5.2",
+            Hip::V6_4 => "hip-6.4",
+        }
+    }
+    /// What `sg: hip_version=` must say (HIP_VERSION_MAJOR.MINOR of the headers used).
+    fn version(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "5.2",
+            Hip::V6_4 => "6.4",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Completion {
+    Inline,
+    /// A separate completion thread, with a per-packet delay.
+    Thread,
+}
+
+const MODES: [Completion; 2] = [Completion::Inline, Completion::Thread];
+
+impl Completion {
+    fn label(self) -> &'static str {
+        match self {
+            Completion::Inline => "inline",
+            Completion::Thread => "thread",
+        }
+    }
+    fn env(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            Completion::Inline => vec![("SOFTGPU_COMPLETION", "inline")],
+            Completion::Thread => vec![
+                ("SOFTGPU_COMPLETION", "thread"),
+                ("SOFTGPU_COMPLETION_DELAY_US", THREAD_DELAY_US),
+            ],
+        }
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cli() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_softgpu"))
+}
+
+/// The shim: the newer of `<profile>/libsoftgpu_hsa.so` and `<profile>/deps/libsoftgpu_hsa.so`
+/// (`cargo test` rebuilds only the latter), as in tests/integration_raw_hsa.rs.
+fn shim() -> PathBuf {
+    let cli = cli();
+    let dir = cli.parent().expect("the CLI path has a directory");
+    let newest = [
+        dir.join("libsoftgpu_hsa.so"),
+        dir.join("deps/libsoftgpu_hsa.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| {
+        let modified = std::fs::metadata(&p).and_then(|m| m.modified()).ok()?;
+        Some((modified, p))
+    })
+    .max();
+    match newest {
+        Some((_, so)) => so,
+        None => panic!(
+            "the shim libsoftgpu_hsa.so is not in {} (nor in deps/): run `cargo build --release` \
+             first (./scripts/test does), then `cargo test --release`",
+            dir.display()
+        ),
+    }
+}
+
+/// A file or directory as the host sees it and as the program sees it (the same path on the
+/// host; inside the chroot, the path below the chroot's root).
+#[derive(Clone, Debug)]
+struct Place {
+    host: PathBuf,
+    seen: String,
+}
+
+/// This test process's corner of the sid chroot: `<root>/softgpu/integration_hip-<pid>/`.
+struct Chroot {
+    root: PathBuf,
+    work: Place,
+    shim: Place,
+}
+
+fn chroot_root() -> PathBuf {
+    std::env::var_os("SOFTGPU_SID_CHROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
+}
+
+fn chroot() -> &'static Chroot {
+    static CHROOT: OnceLock<Chroot> = OnceLock::new();
+    CHROOT.get_or_init(|| {
+        let root = chroot_root();
+        let ready = root.join(".softgpu-ready");
+        let stamp = std::fs::read_to_string(&ready).unwrap_or_else(|_| {
+            panic!(
+                "the Debian sid chroot with HIP 6.4.3 is not ready ({} is missing): {CHROOT_HINT}",
+                ready.display()
+            )
+        });
+        assert!(
+            stamp.contains("libamdhip64-6=6.4."),
+            "the sid chroot at {} holds `{}`, not HIP 6.4 (libamdhip64-6=6.4.*): remove it and \
+             {CHROOT_HINT}",
+            root.display(),
+            stamp.trim()
+        );
+        // Directories left by earlier test processes that are gone.
+        let base = root.join("softgpu");
+        std::fs::create_dir_all(&base).unwrap();
+        for entry in std::fs::read_dir(&base).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix("integration_hip-") {
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = format!("softgpu/integration_hip-{}", std::process::id());
+        let work = Place {
+            host: root.join(&dir),
+            seen: format!("/{dir}"),
+        };
+        let _ = std::fs::remove_dir_all(&work.host);
+        std::fs::create_dir_all(work.host.join("src")).unwrap();
+        for entry in std::fs::read_dir(repo().join("integration/hip")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, work.host.join("src").join(path.file_name().unwrap()))
+                    .unwrap();
+            }
+        }
+        let shim = Place {
+            host: work.host.join("libsoftgpu_hsa.so"),
+            seen: format!("{}/libsoftgpu_hsa.so", work.seen),
+        };
+        std::fs::copy(self::shim(), &shim.host).unwrap();
+        Chroot { root, work, shim }
+    })
+}
+
+/// The directory for `hip`'s binaries and runs.
+fn base(hip: Hip) -> Place {
+    match hip {
+        Hip::V5_2 => {
+            let host = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join("integration_hip")
+                .join(hip.label());
+            let seen = host.display().to_string();
+            Place { host, seen }
+        }
+        Hip::V6_4 => {
+            let c = chroot();
+            Place {
+                host: c.work.host.join(hip.label()),
+                seen: format!("{}/{}", c.work.seen, hip.label()),
+            }
+        }
+    }
+}
+
+fn sub(p: &Place, name: &str) -> Place {
+    Place {
+        host: p.host.join(name),
+        seen: format!("{}/{name}", p.seen),
+    }
+}
+
+fn shim_for(hip: Hip) -> Place {
+    match hip {
+        Hip::V5_2 => {
+            let host = shim();
+            let seen = host.display().to_string();
+            Place { host, seen }
+        }
+        Hip::V6_4 => chroot().shim.clone(),
+    }
+}
+
+/// A command that runs `argv` as seen by the program: directly on the host, or inside the
+/// chroot through `scripts/sid-chroot --run` (which execs, so the child's pid is the program's).
+/// `env` replaces the whole environment.
+fn command(hip: Hip, cwd: &Place, env: &[(String, String)], argv: &[String]) -> Command {
+    match hip {
+        Hip::V5_2 => {
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..])
+                .env_clear()
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .current_dir(&cwd.host);
+            cmd
+        }
+        Hip::V6_4 => {
+            let _ = chroot();
+            let mut cmd = Command::new(repo().join("scripts/sid-chroot"));
+            cmd.args(["--run", "--", "/usr/bin/env", "-i", "-C", &cwd.seen])
+                .args(env.iter().map(|(k, v)| format!("{k}={v}")))
+                .args(argv)
+                .env("SOFTGPU_SID_CHROOT", &chroot().root);
+            cmd
+        }
+    }
+}
+
+fn base_env() -> Vec<(String, String)> {
+    vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), "/root".into()),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Building
+// ---------------------------------------------------------------------------
+
+type Built = Result<Place, String>;
+type BuildCache = Mutex<HashMap<(Hip, String), Arc<OnceLock<Built>>>>;
+
+/// Build once per (HIP version, artifact) for the whole test process.
+fn cached(hip: Hip, what: &str, build: impl FnOnce() -> Built) -> Place {
+    static CACHE: OnceLock<BuildCache> = OnceLock::new();
+    let cell = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .entry((hip, what.to_string()))
+        .or_default()
+        .clone();
+    match cell.get_or_init(build) {
+        Ok(p) => p.clone(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn src(hip: Hip, file: &str) -> String {
+    match hip {
+        Hip::V5_2 => repo()
+            .join("integration/hip")
+            .join(file)
+            .display()
+            .to_string(),
+        Hip::V6_4 => format!("{}/src/{file}", chroot().work.seen),
+    }
+}
+
+fn hipcc(hip: Hip, args: Vec<String>, what: &str) -> Result<(), String> {
+    if hip == Hip::V5_2 && !Path::new("/usr/bin/hipcc").exists() {
+        return Err(format!("hipcc is not installed on the host: {SETUP_HINT}"));
+    }
+    let dir = base(hip);
+    std::fs::create_dir_all(&dir.host).unwrap();
+    let mut argv = vec!["hipcc".to_string()];
+    argv.extend(args);
+    let out = command(hip, &dir, &base_env(), &argv)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run hipcc ({}): {e}", hip.label()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} hipcc failed to build {what} ({}):\n{}\n{}",
+            hip.label(),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// `integration/hip/<name>.cpp` built with `hipcc --offload-arch=gfx90a -O1`.
+fn build(hip: Hip, name: &str) -> Place {
+    cached(hip, name, || {
+        let exe = sub(&sub(&base(hip), "bin"), name);
+        std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
+        let include = match hip {
+            Hip::V5_2 => repo().join("integration/hip").display().to_string(),
+            Hip::V6_4 => format!("{}/src", chroot().work.seen),
+        };
+        hipcc(
+            hip,
+            vec![
+                "--offload-arch=gfx90a".into(),
+                "-O1".into(),
+                "-Wall".into(),
+                "-I".into(),
+                include,
+                src(hip, &format!("{name}.cpp")),
+                "-o".into(),
+                exe.seen.clone(),
+            ],
+            &format!("integration/hip/{name}.cpp"),
+        )?;
+        Ok(exe)
+    })
+}
+
+/// `integration/hip/module_kernels.cpp` built into a code object with `hipcc --genco`.
+fn build_code_object(hip: Hip) -> Place {
+    cached(hip, "module_kernels.co", || {
+        let co = sub(&sub(&base(hip), "bin"), "module_kernels.co");
+        std::fs::create_dir_all(co.host.parent().unwrap()).unwrap();
+        hipcc(
+            hip,
+            vec![
+                "--genco".into(),
+                "--offload-arch=gfx90a".into(),
+                "-O1".into(),
+                src(hip, "module_kernels.cpp"),
+                "-o".into(),
+                co.seen.clone(),
+            ],
+            "integration/hip/module_kernels.cpp (--genco)",
+        )?;
+        Ok(co)
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Running
+// ---------------------------------------------------------------------------
+
+/// One finished (or killed) run of a program under the shim.
+struct Run {
+    /// `program [args] (hip-x.y, mode)`, for messages.
+    what: String,
+    hip: Hip,
+    pid: u32,
+    /// None: killed after RUN_TIMEOUT.
+    status: Option<ExitStatus>,
+    stdout: String,
+    stderr: String,
+    facts: BTreeMap<String, String>,
+    dir: Place,
+    /// `capture-<pid>.sgcap` in the run directory.
+    capture: Place,
+    /// Every `*.sgcap` file in the run directory after the run.
+    captures: Vec<String>,
+    records: Vec<Value>,
+    /// Problems reading the capture back (inspect failed, incomplete capture, bad JSON).
+    read_problems: Vec<String>,
+}
+
+impl Run {
+    fn fact(&self, key: &str) -> Option<&str> {
+        self.facts.get(key).map(String::as_str)
+    }
+    fn context(&self) -> String {
+        format!(
+            "--- {} stdout ---\n{}--- stderr ---\n{}--- capture {} ---",
+            self.what,
+            self.stdout,
+            self.stderr,
+            self.capture.host.display()
+        )
+    }
+}
+
+/// Run `exe` with `args` under the shim (extra environment `env` on top of the standard one),
+/// in a fresh run directory named `tag`, then read its capture back.
+fn run(
+    hip: Hip,
+    exe: &Place,
+    args: &[String],
+    mode: Completion,
+    tag: &str,
+    env: &[(&str, &str)],
+) -> Run {
+    let name = exe.host.file_name().unwrap().to_string_lossy().into_owned();
+    let what = format!(
+        "{name}{}{} ({}, completion {})",
+        if args.is_empty() { "" } else { " " },
+        args.join(" "),
+        hip.label(),
+        mode.label()
+    );
+    let dir = sub(&sub(&base(hip), "runs"), &format!("{tag}-{}", mode.label()));
+    let _ = std::fs::remove_dir_all(&dir.host);
+    std::fs::create_dir_all(&dir.host).unwrap();
+    let stdout_path = dir.host.join("stdout.txt");
+    let stderr_path = dir.host.join("stderr.txt");
+
+    let mut vars = base_env();
+    let shim = shim_for(hip);
+    for (k, v) in [
+        ("LD_PRELOAD", shim.seen.as_str()),
+        ("SOFTGPU_CAPTURE", &format!("{}/capture-%p.sgcap", dir.seen)),
+        ("SOFTGPU_MODE", "virtual"),
+        ("SOFTGPU_SUMMARY", "1"),
+        ("SOFTGPU_LOG", "warn"),
+    ] {
+        vars.push((k.into(), v.into()));
+    }
+    for (k, v) in mode.env().into_iter().chain(env.iter().copied()) {
+        vars.retain(|(key, _)| key != k);
+        vars.push((k.into(), v.into()));
+    }
+    let mut argv = vec![exe.seen.clone()];
+    argv.extend(args.iter().cloned());
+
+    let mut child = command(hip, &dir, &vars, &argv)
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).unwrap())
+        .stderr(File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+    let pid = child.id();
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    let facts = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("sg: "))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut captures: Vec<String> = std::fs::read_dir(&dir.host)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sgcap"))
+        .collect();
+    captures.sort();
+    let capture = sub(&dir, &format!("capture-{pid}.sgcap"));
+    let mut run = Run {
+        what,
+        hip,
+        pid,
+        status,
+        stdout,
+        stderr,
+        facts,
+        dir,
+        capture,
+        captures,
+        records: Vec::new(),
+        read_problems: Vec::new(),
+    };
+    if run.capture.host.is_file() {
+        read_capture(&mut run);
+    }
+    run
+}
+
+/// `softgpu inspect --format jsonl` on the run's capture.
+fn read_capture(run: &mut Run) {
+    let out = Command::new(cli())
+        .arg("inspect")
+        .arg(&run.capture.host)
+        .args(["--format", "jsonl"])
+        .output()
+        .expect("cannot run softgpu inspect");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        run.read_problems.push(format!(
+            "softgpu inspect --format jsonl exited with {}: {}",
+            out.status,
+            err.trim()
+        ));
+        return;
+    }
+    if !err.trim().is_empty() {
+        // Notably "capture is incomplete (no trailer ...)": the process did not finish it.
+        run.read_problems.push(format!(
+            "softgpu inspect warned about the capture: {}",
+            err.trim()
+        ));
+    }
+    for (i, line) in String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+    {
+        match serde_json::from_str(line) {
+            Ok(v) => run.records.push(v),
+            Err(e) => run.read_problems.push(format!(
+                "inspect JSONL line {} is not JSON ({e}): {line}",
+                i + 1
+            )),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What a run must show
+// ---------------------------------------------------------------------------
+
+/// User kernel dispatches with one geometry, and how many of them.
+#[derive(Clone, Debug)]
+struct Kd {
+    symbol: &'static str,
+    name: &'static str,
+    grid: [u64; 3],
+    workgroup: [u64; 3],
+    group_segment: u64,
+    count: u64,
+}
+
+fn kd(
+    symbol: &'static str,
+    name: &'static str,
+    grid: [u64; 3],
+    workgroup: [u64; 3],
+    group_segment: u64,
+    count: u64,
+) -> Kd {
+    Kd {
+        symbol,
+        name,
+        grid,
+        workgroup,
+        group_segment,
+        count,
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Expect {
+    /// Exactly these user dispatches (any other user dispatch is a problem).
+    dispatches: Vec<Kd>,
+    /// Blit kernel families (symbol prefixes) that must appear at least this often. A blit of
+    /// no listed family is a problem.
+    blits: Vec<(&'static str, u64)>,
+    /// Facts the program must print with exactly these values.
+    facts: Vec<(&'static str, String)>,
+}
+
+type DispatchKey = (String, String, [u64; 3], [u64; 3], u64);
+
+fn parse_u64(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn json_triple(v: &Value) -> Option<[u64; 3]> {
+    let a = v.as_array()?;
+    if a.len() != 3 {
+        return None;
+    }
+    Some([a[0].as_u64()?, a[1].as_u64()?, a[2].as_u64()?])
+}
+
+fn reasons(r: &Value) -> Option<Vec<&str>> {
+    r["reasons"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+}
+
+fn is_blit(r: &Value) -> bool {
+    r["kernel_symbol"]
+        .as_str()
+        .is_some_and(|s| s.starts_with(BLIT_PREFIX))
+}
+
+/// The exit summary line's numbers: (validated, rejected, barriers, capture path).
+fn parse_summary(stderr: &str) -> Result<(u64, u64, u64, String), String> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("softgpu: ") && l.contains(" dispatches validated "))
+        .collect();
+    let line = match lines.as_slice() {
+        [one] => *one,
+        [] => return Err("no exit summary line (`softgpu: N dispatches validated ...`)".into()),
+        many => return Err(format!("{} exit summary lines, expected one", many.len())),
+    };
+    let bad = || format!("malformed exit summary line: {line:?}");
+    let rest = line.strip_prefix("softgpu: ").ok_or_else(bad)?;
+    let (n, rest) = rest
+        .split_once(
+            " dispatches validated (diagnostic_complete_no_execution, not_kernel_success), ",
+        )
+        .ok_or_else(bad)?;
+    let (m, rest) = rest.split_once(" rejected, ").ok_or_else(bad)?;
+    let (b, path) = rest.split_once(" barriers; capture: ").ok_or_else(bad)?;
+    Ok((
+        n.parse().map_err(|_| bad())?,
+        m.parse().map_err(|_| bad())?,
+        b.parse().map_err(|_| bad())?,
+        path.to_string(),
+    ))
+}
+
+/// Everything wrong with `run` against `want`. Empty means the run is as expected.
+fn problems(run: &Run, want: &Expect) -> Vec<String> {
+    let mut p = Vec::new();
+
+    // The program's own verdict.
+    match run.status {
+        None => p.push(format!(
+            "did not exit within {RUN_TIMEOUT:?} (hung; killed)"
+        )),
+        Some(s) if !s.success() => p.push(format!("exited with {s}; its own checks say why")),
+        Some(_) => {}
+    }
+    for line in run.stderr.lines().filter(|l| l.starts_with("FAIL")) {
+        p.push(format!("the program reports: {line}"));
+    }
+    if run.fact("done") != Some("1") {
+        p.push("the program did not finish its checks (no `sg: done=1`)".into());
+    }
+    if run
+        .fact("hip_version")
+        .is_some_and(|v| v != run.hip.version())
+    {
+        p.push(format!(
+            "built against HIP {}, expected {}",
+            run.fact("hip_version").unwrap(),
+            run.hip.version()
+        ));
+    }
+    for (key, value) in &want.facts {
+        match run.fact(key) {
+            Some(v) if v == value => {}
+            Some(v) => p.push(format!("fact {key}={v}, expected {value}")),
+            None => p.push(format!("no `sg: {key}=` fact (expected {value})")),
+        }
+    }
+    if run.stderr.contains("panicked") {
+        p.push("a panic message reached stderr".into());
+    }
+    if run.stderr.contains("SOFTGPU_COMPLETION") {
+        p.push(
+            "the shim complained about SOFTGPU_COMPLETION*: the completion mode was not taken"
+                .into(),
+        );
+    }
+    if run.stdout.contains("SG-KERNEL-PRINTF") || run.stderr.contains("SG-KERNEL-PRINTF") {
+        p.push("a kernel's printf output appeared, but kernels never run".into());
+    }
+
+    // One capture, this process's own.
+    let own = run
+        .capture
+        .host
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    if !run.captures.contains(&own) {
+        p.push(format!(
+            "no capture file {own} for the program's pid {} in {}",
+            run.pid,
+            run.dir.host.display()
+        ));
+    }
+    let others: Vec<&String> = run.captures.iter().filter(|c| **c != own).collect();
+    if !others.is_empty() {
+        p.push(format!(
+            "other capture files appeared (a child process captured): {others:?}"
+        ));
+    }
+    p.extend(run.read_problems.iter().cloned());
+    if !run.captures.contains(&own) {
+        return p;
+    }
+
+    // Record by record.
+    let recs = &run.records;
+    let mut by_seq: Vec<&Value> = recs.iter().collect();
+    by_seq.sort_by_key(|r| r["seq"].as_u64().unwrap_or(u64::MAX));
+    let mut next_index: BTreeMap<String, u64> = BTreeMap::new();
+    let mut user: BTreeMap<DispatchKey, u64> = BTreeMap::new();
+    let mut blits: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut validated, mut barriers, mut rejected) = (0u64, 0u64, 0u64);
+    for (i, r) in by_seq.iter().enumerate() {
+        let name = r["kernel_name"].as_str().unwrap_or("");
+        let at = format!("record seq={} ({} {name})", r["seq"], r["type"]);
+        if r["seq"].as_u64() != Some(i as u64) {
+            p.push(format!(
+                "{at}: seq should be {i} (0, 1, 2, ... without gaps)"
+            ));
+        }
+        if r["pid"].as_u64() != Some(u64::from(run.pid)) {
+            p.push(format!(
+                "{at}: pid {} but the program's pid is {}",
+                r["pid"], run.pid
+            ));
+        }
+        // Per queue, every packet once, in index order, from 0.
+        let queue = r["queue_id"].to_string();
+        let want_index = next_index.entry(queue.clone()).or_insert(0);
+        if r["packet_index"].as_u64() != Some(*want_index) {
+            p.push(format!(
+                "{at}: packet_index {} on queue {queue}, expected {want_index} (lost, repeated \
+                 or out-of-order packet)",
+                r["packet_index"]
+            ));
+        }
+        *want_index = r["packet_index"].as_u64().unwrap_or(*want_index) + 1;
+
+        match (r["status"].as_str(), r["label"].as_str()) {
+            (Some("validated"), Some("diagnostic_complete_no_execution")) => {}
+            (Some("rejected"), _) => {
+                rejected += 1;
+                p.push(format!("{at}: rejected, reasons {}", r["reasons"]));
+            }
+            (s, l) => p.push(format!("{at}: status {s:?} with label {l:?}")),
+        }
+        match r["raw"].as_str() {
+            Some(raw)
+                if raw.len() == 128
+                    && raw
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) => {}
+            _ => p.push(format!("{at}: raw is not 128 lower-case hex characters")),
+        }
+        let got_reasons = reasons(r);
+        match r["type"].as_str().unwrap_or("") {
+            "kernel_dispatch" => {
+                if r["status"].as_str() == Some("validated") {
+                    validated += 1;
+                }
+                let symbol = r["kernel_symbol"].as_str();
+                let kname = r["kernel_name"].as_str();
+                match (symbol, kname) {
+                    (Some(s), Some(n))
+                        if s.ends_with(".kd") && !n.is_empty() && !n.ends_with(".kd") => {}
+                    _ => p.push(format!(
+                        "{at}: kernel_symbol {} / kernel_name {}: both must be known (symbol \
+                         ending in .kd, name without it)",
+                        r["kernel_symbol"], r["kernel_name"]
+                    )),
+                }
+                if r["target"].as_str() != Some("gfx90a") {
+                    p.push(format!("{at}: target {}, expected \"gfx90a\"", r["target"]));
+                }
+                let grid = json_triple(&r["grid"]);
+                let wg = json_triple(&r["workgroup"]);
+                let group = r["group_segment_size"].as_u64();
+                if grid.is_none() || wg.is_none() || group.is_none() {
+                    p.push(format!(
+                        "{at}: grid {} workgroup {} group_segment_size {}: not numbers",
+                        r["grid"], r["workgroup"], r["group_segment_size"]
+                    ));
+                }
+                if is_blit(r) {
+                    if got_reasons.as_deref() != Some(&[BLIT_REASON][..]) {
+                        p.push(format!(
+                            "{at}: a runtime blit kernel with reasons {}, expected [\"{BLIT_REASON}\"]",
+                            r["reasons"]
+                        ));
+                    }
+                    *blits.entry(symbol.unwrap_or("").to_string()).or_default() += 1;
+                } else {
+                    if got_reasons.as_deref() != Some(&[][..]) {
+                        p.push(format!(
+                            "{at}: a user kernel with reasons {}, expected none",
+                            r["reasons"]
+                        ));
+                    }
+                    if r["kernarg_class"].as_str() != Some("softgpu") {
+                        p.push(format!(
+                            "{at}: kernarg_class {}, expected \"softgpu\" (HIP allocates \
+                             kernargs from the shim's pools)",
+                            r["kernarg_class"]
+                        ));
+                    }
+                    let key = (
+                        symbol.unwrap_or("<null>").to_string(),
+                        kname.unwrap_or("<null>").to_string(),
+                        grid.unwrap_or([0; 3]),
+                        wg.unwrap_or([0; 3]),
+                        group.unwrap_or(u64::MAX),
+                    );
+                    *user.entry(key).or_default() += 1;
+                }
+            }
+            "barrier_and" | "barrier_or" => {
+                barriers += 1;
+                if got_reasons.as_deref() != Some(&[][..]) {
+                    p.push(format!("{at}: a barrier with reasons {}", r["reasons"]));
+                }
+            }
+            other => p.push(format!(
+                "{at}: type {other:?}; HIP submits only kernel dispatches and barriers"
+            )),
+        }
+    }
+
+    // Exact user dispatches.
+    let mut expected: BTreeMap<DispatchKey, u64> = BTreeMap::new();
+    for k in &want.dispatches {
+        *expected
+            .entry((
+                k.symbol.to_string(),
+                k.name.to_string(),
+                k.grid,
+                k.workgroup,
+                k.group_segment,
+            ))
+            .or_default() += k.count;
+    }
+    for (key, n) in &expected {
+        let got = user.get(key).copied().unwrap_or(0);
+        if got != *n {
+            p.push(format!(
+                "{got} dispatches of {} `{}` grid {:?} workgroup {:?} group_segment_size {}, \
+                 expected {n}",
+                key.0, key.1, key.2, key.3, key.4
+            ));
+        }
+    }
+    for (key, n) in &user {
+        if !expected.contains_key(key) {
+            p.push(format!(
+                "{n} unexpected dispatches of {} `{}` grid {:?} workgroup {:?} \
+                 group_segment_size {}",
+                key.0, key.1, key.2, key.3, key.4
+            ));
+        }
+    }
+
+    // Blit kernels: the expected families, nothing else.
+    for (family, min) in &want.blits {
+        let got: u64 = blits
+            .iter()
+            .filter(|(s, _)| s.starts_with(family))
+            .map(|(_, n)| n)
+            .sum();
+        if got < *min {
+            p.push(format!(
+                "{got} blit dispatches of {family}*, expected at least {min} (blits seen: {blits:?})"
+            ));
+        }
+    }
+    for (symbol, n) in &blits {
+        if !want.blits.iter().any(|(f, _)| symbol.starts_with(f)) {
+            p.push(format!(
+                "{n} unexpected blit dispatches of {symbol} (expected families: {:?})",
+                want.blits
+            ));
+        }
+    }
+
+    // The exit summary agrees with the records.
+    match parse_summary(&run.stderr) {
+        Err(e) => p.push(e),
+        Ok((v, m, b, path)) => {
+            if (v, m, b) != (validated, rejected, barriers) || path != run.capture.seen {
+                p.push(format!(
+                    "exit summary says {v} validated, {m} rejected, {b} barriers, capture {path}; \
+                     the records say {validated}, {rejected}, {barriers}, {}",
+                    run.capture.seen
+                ));
+            }
+        }
+    }
+    p
+}
+
+/// Run `name` in both completion modes and check each run; panic with every problem found.
+fn check_program(hip: Hip, name: &str, args: &[String], want: &Expect) {
+    check_runs(hip, name, args, name, want, |_, _| {});
+}
+
+/// As `check_program`, with a run directory tag and extra checks on each run.
+fn check_runs(
+    hip: Hip,
+    name: &str,
+    args: &[String],
+    tag: &str,
+    want: &Expect,
+    extra: impl Fn(&Run, &mut Vec<String>),
+) {
+    let exe = build(hip, name);
+    let mut report = Vec::new();
+    for mode in MODES {
+        let run = run(hip, &exe, args, mode, tag, &[]);
+        let mut p = problems(&run, want);
+        extra(&run, &mut p);
+        if !p.is_empty() {
+            let n = p.len();
+            p.truncate(MAX_PROBLEMS);
+            let records: Vec<String> = run.records.iter().take(30).map(compact).collect();
+            report.push(format!(
+                "{}: {n} problem(s):\n  {}{}\nrecords (first 30 of {}):\n  {}\n{}",
+                run.what,
+                p.join("\n  "),
+                if n > MAX_PROBLEMS { "\n  ..." } else { "" },
+                run.records.len(),
+                records.join("\n  "),
+                run.context()
+            ));
+        }
+    }
+    assert!(report.is_empty(), "\n{}", report.join("\n\n"));
+}
+
+/// A record without its raw bytes, for failure messages.
+fn compact(r: &Value) -> String {
+    let mut r = r.clone();
+    if let Some(o) = r.as_object_mut() {
+        o.remove("raw");
+        o.remove("header");
+    }
+    r.to_string()
+}
+
+// ---------------------------------------------------------------------------
+// The programs
+// ---------------------------------------------------------------------------
+
+fn facts(list: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    list.iter().map(|(k, v)| (*k, v.to_string())).collect()
+}
+
+fn example(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![kd(
+            "_Z4vaddPKfS0_Pfi.kd",
+            "vadd(float const*, float const*, float*, int)",
+            [1 << 20, 1, 1],
+            [256, 1, 1],
+            0,
+            1,
+        )],
+        blits: vec![],
+        facts: facts(&[("kernel_output", "unchanged"), ("launches.vadd", "1")]),
+    };
+    check_program(hip, "example", &[], &want);
+}
+
+fn memcpy(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![],
+        // hipMemset and the device-to-device copy.
+        blits: vec![
+            ("__amd_rocclr_fillBuffer", 1),
+            ("__amd_rocclr_copyBuffer", 1),
+        ],
+        facts: facts(&[
+            ("pageable", "ok"),
+            ("pinned", "ok"),
+            ("registered", "ok"),
+            ("host_to_host", "ok"),
+            ("memcpy2d", "ok"),
+            ("symbols", "ok"),
+            ("copies_checked", "70"),
+            // The blits were recorded and did not run: their destinations are unchanged.
+            ("memset_result", "unchanged"),
+            ("d2d_result", "unchanged"),
+        ]),
+    };
+    check_program(hip, "memcpy", &[], &want);
+}
+
+fn streams(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z6k_nullPi.kd",
+                "k_null(int*)",
+                [256, 1, 1],
+                [64, 1, 1],
+                0,
+                2,
+            ),
+            kd(
+                "_Z8k_streamPii.kd",
+                "k_stream(int*, int)",
+                [1024, 1, 1],
+                [128, 1, 1],
+                0,
+                5,
+            ),
+            kd(
+                "_Z6k_prioPi.kd",
+                "k_prio(int*)",
+                [512, 1, 1],
+                [256, 1, 1],
+                0,
+                2,
+            ),
+            kd(
+                "_Z8k_cumaskPff.kd",
+                "k_cumask(float*, float)",
+                [1024, 1, 1],
+                [64, 1, 1],
+                0,
+                2,
+            ),
+            kd(
+                "_Z7k_timedPf.kd",
+                "k_timed(float*)",
+                [8192, 1, 1],
+                [256, 1, 1],
+                0,
+                1,
+            ),
+        ],
+        blits: vec![],
+        facts: facts(&[
+            ("callbacks", "3"),
+            ("elapsed_ms_nonnegative", "1"),
+            ("cu_mask", "0x0000ffff"),
+        ]),
+    };
+    check_program(hip, "streams", &[], &want);
+}
+
+fn module(hip: Hip) {
+    let co = build_code_object(hip);
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "module_scale.kd",
+                "module_scale",
+                [16384, 1, 1],
+                [256, 1, 1],
+                0,
+                2,
+            ),
+            kd(
+                "module_scale.kd",
+                "module_scale",
+                [64, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z10module_addPfPKfi.kd",
+                "module_add(float*, float const*, int)",
+                [1000, 1, 1],
+                [100, 1, 1],
+                0,
+                1,
+            ),
+            kd("module_3d.kd", "module_3d", [32, 8, 6], [8, 4, 2], 512, 1),
+        ],
+        blits: vec![],
+        facts: facts(&[("module_global", "ok")]),
+    };
+    check_program(hip, "module", &[co.seen], &want);
+}
+
+fn lds(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z10lds_staticPf.kd",
+                "lds_static(float*)",
+                [2048, 1, 1],
+                [256, 1, 1],
+                1024,
+                1,
+            ),
+            kd(
+                "_Z11lds_dynamicPf.kd",
+                "lds_dynamic(float*)",
+                [2048, 1, 1],
+                [256, 1, 1],
+                4096,
+                1,
+            ),
+            kd(
+                "_Z11lds_dynamicPf.kd",
+                "lds_dynamic(float*)",
+                [128, 1, 1],
+                [64, 1, 1],
+                65536,
+                1,
+            ),
+            kd(
+                "_Z8lds_bothPf.kd",
+                "lds_both(float*)",
+                [512, 1, 1],
+                [128, 1, 1],
+                1024 + 2048,
+                2,
+            ),
+        ],
+        blits: vec![],
+        facts: facts(&[
+            ("shared_mem_per_block", "65536"),
+            ("static_lds.lds_static", "1024"),
+            ("static_lds.lds_both", "1024"),
+            ("static_lds.lds_dynamic", "0"),
+        ]),
+    };
+    check_program(hip, "lds", &[], &want);
+}
+
+fn threads(hip: Hip) {
+    let mut dispatches: Vec<Kd> = (1..=4)
+        .map(|t| {
+            kd(
+                "_Z10per_threadPii.kd",
+                "per_thread(int*, int)",
+                [64 * t, 1, 1],
+                [64, 1, 1],
+                0,
+                250,
+            )
+        })
+        .collect();
+    dispatches.push(kd(
+        "_Z20shared_stream_kernelPi.kd",
+        "shared_stream_kernel(int*)",
+        [96, 1, 1],
+        [32, 1, 1],
+        0,
+        4 * 62,
+    ));
+    let want = Expect {
+        dispatches,
+        blits: vec![],
+        facts: facts(&[
+            ("threads", "4"),
+            ("launches_per_thread", "250"),
+            ("shared_launches_per_thread", "62"),
+        ]),
+    };
+    check_program(hip, "threads", &[], &want);
+}
+
+fn printf(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z12print_kerneli.kd",
+                "print_kernel(int)",
+                [64, 1, 1],
+                [32, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z12print_kerneli.kd",
+                "print_kernel(int)",
+                [64, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+        ],
+        blits: vec![],
+        facts: vec![],
+    };
+    check_program(hip, "printf", &[], &want);
+}
+
+fn fork(hip: Hip, variant: &str) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z11before_forkPi.kd",
+                "before_fork(int*)",
+                [64, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z10after_forkPi.kd",
+                "after_fork(int*)",
+                [128, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+        ],
+        blits: vec![],
+        facts: if variant == "fork" {
+            facts(&[("mode", "fork"), ("child_status", "0")])
+        } else {
+            facts(&[("mode", "system"), ("system_status", "0")])
+        },
+    };
+    // Besides `problems` (one capture file, this pid's, complete, every record this pid's):
+    check_runs(
+        hip,
+        "fork",
+        &[variant.to_string()],
+        &format!("fork-{variant}"),
+        &want,
+        |run, p| {
+            if run.fact("parent_pid") != Some(run.pid.to_string().as_str()) {
+                p.push(format!(
+                    "the program says its pid is {:?}, the harness started {}",
+                    run.fact("parent_pid"),
+                    run.pid
+                ));
+            }
+            if let Some(child) = run.fact("child_pid") {
+                if run
+                    .captures
+                    .iter()
+                    .any(|c| c.contains(&format!("-{child}.")))
+                {
+                    p.push(format!(
+                        "the forked child {child} wrote a capture of its own"
+                    ));
+                }
+                if run
+                    .records
+                    .iter()
+                    .any(|r| r["pid"].as_u64().map(|x| x.to_string()).as_deref() == Some(child))
+                {
+                    p.push(format!(
+                        "records with the forked child's pid {child} are in the parent's capture"
+                    ));
+                }
+            }
+        },
+    );
+}
+
+fn properties(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![],
+        blits: vec![],
+        facts: facts(&[
+            ("device_count", "1"),
+            ("multi_processor_count", "104"),
+            ("warp_size", "64"),
+            ("max_threads_per_block", "1024"),
+            ("shared_mem_per_block", "65536"),
+            ("major_minor", "9.0"),
+        ]),
+    };
+    check_runs(hip, "properties", &[], "properties", &want, |run, p| {
+        match run.fact("gcn_arch_name") {
+            Some(a) if a.starts_with("gfx90a") => {}
+            other => p.push(format!("gcnArchName {other:?}, expected gfx90a...")),
+        }
+        match run.fact("total_global_mem").and_then(parse_u64) {
+            Some(n) if n > 0 => {}
+            other => p.push(format!("totalGlobalMem {other:?}, expected > 0")),
+        }
+        if run.fact("name").is_none_or(str::is_empty) {
+            p.push("the device has no name".into());
+        }
+    });
+}
+
+/// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
+macro_rules! per_hip_version {
+    ($($test:ident => $body:expr;)*) => {
+        mod hip_5_2 {
+            use super::*;
+            $(#[test] fn $test() { ($body)(Hip::V5_2) })*
+        }
+        mod hip_6_4 {
+            use super::*;
+            $(#[test] fn $test() { ($body)(Hip::V6_4) })*
+        }
+    };
+}
+
+per_hip_version! {
+    the_bundled_example_launches_vadd_once_with_its_geometry_and_its_output_is_not_computed
+        => example;
+    every_copy_direction_moves_the_bytes_exactly_and_memset_and_device_copies_are_flagged_blits
+        => memcpy;
+    streams_events_and_callbacks_complete_in_order_and_every_launch_on_every_stream_is_counted
+        => streams;
+    code_objects_load_from_file_and_memory_and_module_launches_keep_their_geometry_and_lds
+        => module;
+    group_segment_size_is_static_plus_dynamic_lds_and_launches_over_the_limit_are_refused
+        => lds;
+    four_host_threads_launching_at_once_lose_and_duplicate_no_dispatch => threads;
+    a_kernel_calling_printf_neither_hangs_nor_crashes_nor_prints => printf;
+    a_child_forked_after_hip_init_writes_nothing_into_the_parents_capture
+        => |hip| fork(hip, "fork");
+    a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
+    hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
+}
+
+// ---------------------------------------------------------------------------
+// The harness itself
+// ---------------------------------------------------------------------------
+
+#[test]
+fn every_hip_program_in_integration_hip_is_run_by_some_test() {
+    let this = std::fs::read_to_string(repo().join("tests/integration_hip.rs")).unwrap();
+    let mut unrun = Vec::new();
+    for entry in std::fs::read_dir(repo().join("integration/hip")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cpp") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            // bench_launch is scripts/bench-launch's; module_kernels is module's code object.
+            if stem == "bench_launch" {
+                continue;
+            }
+            if !this.contains(&format!("\"{stem}\"")) && !this.contains(&format!("\"{stem}.cpp\""))
+            {
+                unrun.push(format!("integration/hip/{stem}.cpp"));
+            }
+        }
+    }
+    assert!(
+        unrun.is_empty(),
+        "no test in tests/integration_hip.rs names these programs, so nothing runs them: {unrun:?}"
+    );
+}
+
+#[test]
+fn the_sid_chroot_is_ready_with_hip_6_4_and_runs_the_host_built_shim() {
+    let c = chroot();
+    // The shim loads inside the chroot (glibc and friends of sid are new enough for it).
+    let out = Command::new(repo().join("scripts/sid-chroot"))
+        .args(["--run", "--", "/usr/bin/env", "-i"])
+        .arg(format!("LD_PRELOAD={}", c.shim.seen))
+        .args(["SOFTGPU_SUMMARY=0", "/bin/true"])
+        .env("SOFTGPU_SID_CHROOT", &c.root)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("cannot be preloaded"),
+        "running /bin/true with the shim preloaded inside the chroot failed ({}): {err}",
+        out.status
+    );
+}
+
+#[test]
+fn bad_completion_settings_are_reported_once_by_name_and_the_program_still_completes() {
+    let hip = Hip::V5_2;
+    let exe = build(hip, "example");
+    let run = run(
+        hip,
+        &exe,
+        &[],
+        Completion::Inline,
+        "bad-completion",
+        &[
+            ("SOFTGPU_COMPLETION", "sideways"),
+            ("SOFTGPU_COMPLETION_DELAY_US", "soon"),
+        ],
+    );
+    let mut p = Vec::new();
+    for var in ["SOFTGPU_COMPLETION", "SOFTGPU_COMPLETION_DELAY_US"] {
+        // "softgpu: ignoring VAR=\"value\": accepted values are ...; using the default (...)"
+        let needle = format!("{var}=");
+        let n = run.stderr.lines().filter(|l| l.contains(&needle)).count();
+        if n != 1 {
+            p.push(format!(
+                "{n} stderr lines name {var}=<bad value>, expected exactly one"
+            ));
+        }
+    }
+    let want = Expect {
+        dispatches: vec![kd(
+            "_Z4vaddPKfS0_Pfi.kd",
+            "vadd(float const*, float const*, float*, int)",
+            [1 << 20, 1, 1],
+            [256, 1, 1],
+            0,
+            1,
+        )],
+        blits: vec![],
+        facts: vec![],
+    };
+    // The bad values are reported, so drop that one check of `problems`.
+    p.extend(
+        problems(&run, &want)
+            .into_iter()
+            .filter(|x| !x.contains("complained about SOFTGPU_COMPLETION")),
+    );
+    assert!(
+        p.is_empty(),
+        "{}:\n  {}\n{}",
+        run.what,
+        p.join("\n  "),
+        run.context()
+    );
+}
+
+/// A record as `softgpu inspect --format jsonl` prints it, for the checker's own test.
+fn record(seq: u64, queue: u64, index: u64, ty: &str, symbol: Option<&str>) -> Value {
+    let type_byte = match ty {
+        "kernel_dispatch" => "02",
+        _ => "03",
+    };
+    let mut r = json!({
+        "seq": seq, "pid": 4242, "queue_id": queue, "packet_index": index, "type": ty,
+        "status": "validated", "label": "diagnostic_complete_no_execution", "reasons": [],
+        "kernel_symbol": null, "kernel_name": null, "target": "gfx90a",
+        "kernarg_class": null, "grid": null, "workgroup": null, "group_segment_size": 0,
+        "raw": format!("{type_byte}{}", "0".repeat(126)),
+    });
+    if let Some(s) = symbol {
+        r["kernel_symbol"] = json!(s);
+        r["kernel_name"] = json!(s.trim_end_matches(".kd"));
+        r["grid"] = json!([64, 1, 1]);
+        r["workgroup"] = json!([64, 1, 1]);
+        r["kernarg_class"] = json!("softgpu");
+        if s.starts_with(BLIT_PREFIX) {
+            r["reasons"] = json!([BLIT_REASON]);
+        }
+    }
+    r
+}
+
+#[test]
+fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_difference() {
+    let dir = Place {
+        host: PathBuf::from("/nonexistent/run"),
+        seen: "/nonexistent/run".into(),
+    };
+    let faithful = || {
+        Run {
+        what: "synthetic".into(),
+        hip: Hip::V5_2,
+        pid: 4242,
+        status: None,
+        stdout: "sg: hip_version=5.2\nsg: x=1\nsg: done=1\n".into(),
+        stderr: "softgpu: 2 dispatches validated (diagnostic_complete_no_execution, \
+                 not_kernel_success), 0 rejected, 1 barriers; capture: /nonexistent/run/capture-4242.sgcap\n"
+            .into(),
+        facts: [("hip_version", "5.2"), ("x", "1"), ("done", "1")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        capture: sub(&dir, "capture-4242.sgcap"),
+        dir: dir.clone(),
+        captures: vec!["capture-4242.sgcap".into()],
+        records: vec![
+            record(0, 7, 0, "kernel_dispatch", Some("k.kd")),
+            record(1, 7, 1, "kernel_dispatch", Some("__amd_rocclr_fillBufferAligned.kd")),
+            record(2, 7, 2, "barrier_and", None),
+        ],
+        read_problems: vec![],
+    }
+    };
+    let want = Expect {
+        dispatches: vec![kd("k.kd", "k", [64, 1, 1], [64, 1, 1], 0, 1)],
+        blits: vec![("__amd_rocclr_fillBuffer", 1)],
+        facts: facts(&[("x", "1")]),
+    };
+    // `status: None` means killed; a faithful run exited 0.
+    let ok = || {
+        let mut r = faithful();
+        r.status = Command::new("true").status().ok();
+        r
+    };
+    assert_eq!(problems(&ok(), &want), Vec::<String>::new());
+
+    let expect_problem = |mutate: &dyn Fn(&mut Run), needle: &str| {
+        let mut r = ok();
+        mutate(&mut r);
+        let p = problems(&r, &want);
+        assert!(
+            p.iter().any(|x| x.contains(needle)),
+            "expected a problem containing {needle:?}, got {p:?}"
+        );
+    };
+    expect_problem(&|r| r.status = None, "hung");
+    expect_problem(
+        &|r| r.facts.remove("done").map(|_| ()).unwrap_or(()),
+        "sg: done=1",
+    );
+    expect_problem(
+        &|r| {
+            r.facts.insert("x".into(), "2".into());
+        },
+        "fact x=2",
+    );
+    expect_problem(&|r| r.records[0]["grid"] = json!([128, 1, 1]), "expected 1");
+    expect_problem(
+        &|r| r.records[0]["grid"] = json!([128, 1, 1]),
+        "unexpected dispatches",
+    );
+    expect_problem(
+        &|r| r.records[0]["kernel_name"] = json!(null),
+        "both must be known",
+    );
+    expect_problem(
+        &|r| r.records[0]["group_segment_size"] = json!(512),
+        "expected 1",
+    );
+    expect_problem(
+        &|r| r.records[1]["reasons"] = json!([]),
+        "runtime blit kernel with reasons",
+    );
+    expect_problem(
+        &|r| r.records[0]["reasons"] = json!([BLIT_REASON]),
+        "user kernel with reasons",
+    );
+    expect_problem(
+        &|r| r.records[1]["kernel_symbol"] = json!("__amd_rocclr_copyBuffer.kd"),
+        "unexpected blit",
+    );
+    expect_problem(&|r| r.records[2]["packet_index"] = json!(5), "packet_index");
+    expect_problem(&|r| r.records[2]["pid"] = json!(1), "pid");
+    expect_problem(
+        &|r| r.records[2]["type"] = json!("agent_dispatch"),
+        "only kernel dispatches",
+    );
+    expect_problem(
+        &|r| {
+            r.records[0]["status"] = json!("rejected");
+            r.records[0]["label"] = json!("diagnostic_rejected");
+        },
+        "rejected",
+    );
+    expect_problem(
+        &|r| r.captures.push("capture-4243.sgcap".into()),
+        "child process captured",
+    );
+    expect_problem(&|r| r.stderr.clear(), "no exit summary line");
+    expect_problem(
+        &|r| r.records.pop().map(|_| ()).unwrap_or(()),
+        "exit summary says",
+    );
+    expect_problem(&|r| r.stdout.push_str("SG-KERNEL-PRINTF tag=1\n"), "printf");
+    expect_problem(
+        &|r| {
+            r.read_problems
+                .push("softgpu inspect warned about the capture: incomplete".into())
+        },
+        "incomplete",
+    );
+}
