@@ -97,7 +97,7 @@ impl RelocationType {
     }
 
     /// Bytes written at the relocation site, for the types the loader applies.
-    pub(crate) fn width(self) -> Option<u64> {
+    pub fn width(self) -> Option<u64> {
         match self {
             Self::ABS64 | Self::REL64 | Self::RELATIVE64 => Some(8),
             Self::ABS32_LO
