@@ -69,6 +69,8 @@ pub enum CodeObjectError {
     NameNotUtf8 { section: usize, offset: u64 },
     /// More symbols than [`MAX_SYMBOLS`](super::MAX_SYMBOLS) in one table.
     TooManySymbols { count: u64 },
+    /// The symbol names to keep exceed [`MAX_NAME_BYTES`](super::MAX_NAME_BYTES).
+    NamesTooLarge { limit: u64 },
     /// A defined symbol's `st_shndx` is not a section of the file.
     BadSymbolSection { name: String, shndx: u16 },
     /// A defined symbol's `[value, value + size)` lies outside the loaded image.
@@ -208,6 +210,7 @@ impl fmt::Display for CodeObjectError {
                 write!(f, "name at offset {offset} of table {section} is not UTF-8")
             }
             TooManySymbols { count } => write!(f, "{count} symbols exceed the limit"),
+            NamesTooLarge { limit } => write!(f, "symbol names exceed the {limit}-byte limit"),
             BadSymbolSection { name, shndx } => {
                 write!(f, "symbol {name:?}: section index {shndx} does not exist")
             }

@@ -49,8 +49,9 @@ pub const MAX_SYMBOLS: u64 = 1 << 20;
 pub const MAX_RELOCATIONS: u64 = 1 << 22;
 /// Longest symbol name accepted, in bytes.
 pub const MAX_NAME_LEN: usize = 64 * 1024;
-/// Most bytes of symbol names kept, over all symbols. Names in a string table
-/// may overlap, so this bounds what a small file can make us copy.
+/// Most string table bytes read for symbol names, over all lookups. Names in
+/// a string table may overlap and symbols may repeat them, so this bounds the
+/// copying and scanning a small file can cause.
 pub const MAX_NAME_BYTES: u64 = 64 << 20;
 /// Largest loaded image accepted (`load_size`).
 pub const MAX_LOAD_SIZE: u64 = 4 << 30;
@@ -196,7 +197,7 @@ impl<'a> SymbolTable<'a> {
         Some(Sym::read(b))
     }
 
-    fn name(&self, st_name: u32) -> Result<&'a str, CodeObjectError> {
+    fn name(&self, st_name: u32, budget: &mut NameBudget) -> Result<&'a str, CodeObjectError> {
         let section = self.strtab_index;
         let offset = u64::from(st_name);
         let rest = usize::try_from(st_name)
@@ -204,7 +205,9 @@ impl<'a> SymbolTable<'a> {
             .and_then(|o| self.strtab.get(o..))
             .ok_or(CodeObjectError::StringOutOfBounds { section, offset })?;
         let window = &rest[..rest.len().min(MAX_NAME_LEN + 1)];
-        let Some(end) = window.iter().position(|&c| c == 0) else {
+        let found = window.iter().position(|&c| c == 0);
+        budget.charge(found.map_or(window.len(), |e| e + 1))?;
+        let Some(end) = found else {
             return Err(if window.len() > MAX_NAME_LEN {
                 CodeObjectError::NameTooLong { section, offset }
             } else {
@@ -515,16 +518,19 @@ fn symbol_table<'a>(
     })
 }
 
-/// Counts the name bytes copied out of the file against [`MAX_NAME_BYTES`].
+/// Counts the string table bytes read for names against [`MAX_NAME_BYTES`],
+/// which bounds both the copying and the scanning a file can cause.
 struct NameBudget(u64);
 
 impl NameBudget {
-    fn take(&mut self, name: &str) -> Result<String, CodeObjectError> {
-        self.0 = self.0.saturating_add(name.len() as u64);
+    fn charge(&mut self, n: usize) -> Result<(), CodeObjectError> {
+        self.0 = self.0.saturating_add(n as u64);
         if self.0 > MAX_NAME_BYTES {
-            return Err(CodeObjectError::TooManySymbols { count: self.0 });
+            return Err(CodeObjectError::NamesTooLarge {
+                limit: MAX_NAME_BYTES,
+            });
         }
-        Ok(name.to_owned())
+        Ok(())
     }
 }
 
@@ -555,7 +561,7 @@ fn symbols(
             {
                 continue;
             }
-            let name = table.name(sym.st_name)?;
+            let name = table.name(sym.st_name, names)?;
             if name.is_empty() || by_name.contains_key(name) {
                 continue;
             }
@@ -585,7 +591,7 @@ fn symbols(
                 STT_FUNC => SymbolKind::Function,
                 _ => SymbolKind::Other,
             };
-            let name = names.take(name)?;
+            let name = name.to_owned();
             by_name.insert(name.clone(), list.len());
             list.push(Symbol {
                 name,
@@ -684,7 +690,7 @@ fn relocations(
                     Some(&id) => Some(id),
                     None => {
                         let sym = table.get(r.r_sym).ok_or(bad)?;
-                        let name = table.name(sym.st_name)?;
+                        let name = table.name(sym.st_name, names)?;
                         let target = match sym.st_shndx {
                             SHN_UNDEF => Target::Undefined {
                                 weak: sym.binding() == STB_WEAK,
@@ -702,7 +708,7 @@ fn relocations(
                         };
                         let id = syms.len();
                         syms.push(RelocSymbol {
-                            name: names.take(name)?,
+                            name: name.to_owned(),
                             target,
                         });
                         sym_ids.insert(key, id);
@@ -1042,6 +1048,104 @@ mod tests {
     fn v3_feature_bits_are_on_or_off() {
         assert_eq!(features(1, 0x33f), (Feature::On, Feature::On));
         assert_eq!(features(1, 0x03f), (Feature::Off, Feature::Off));
+    }
+
+    /// A minimal AMDGPU ET_DYN: one PT_LOAD over the whole file, a data
+    /// section, and `.dynsym` with `symbols` (st_name, st_value, st_size) of
+    /// type OBJECT in the data section, names in `strtab`.
+    fn tiny_elf(strtab: &[u8], symbols: &[(u32, u64, u64)]) -> Vec<u8> {
+        let mut syms = vec![0u8; SYM_SIZE];
+        for &(name, value, size) in symbols {
+            syms.extend_from_slice(&name.to_le_bytes());
+            syms.extend_from_slice(&[0x11, 0]); // GLOBAL OBJECT
+            syms.extend_from_slice(&3u16.to_le_bytes()); // .data
+            syms.extend_from_slice(&value.to_le_bytes());
+            syms.extend_from_slice(&size.to_le_bytes());
+        }
+        let dynsym_at = 120u64;
+        let strtab_at = dynsym_at + syms.len() as u64;
+        let shoff = (strtab_at + strtab.len() as u64).next_multiple_of(8);
+        let file_len = shoff + 4 * SHDR_SIZE as u64;
+        let mut f = Vec::new();
+        f.extend_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 64, 2, 0, 0, 0, 0, 0, 0, 0]);
+        for v in [3u16, 224] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(&1u32.to_le_bytes());
+        for v in [0u64, 64, shoff] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(&0x53fu32.to_le_bytes());
+        for v in [64u16, 56, 1, 64, 4, 0] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(&1u32.to_le_bytes()); // PT_LOAD
+        f.extend_from_slice(&6u32.to_le_bytes());
+        for v in [0u64, 0, 0, file_len, file_len, 4096] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(&syms);
+        f.extend_from_slice(strtab);
+        f.resize(shoff as usize + SHDR_SIZE, 0);
+        let shdr = |f: &mut Vec<u8>, t: u32, off: u64, size: u64, link: u32, ent: u64| {
+            f.extend_from_slice(&0u32.to_le_bytes());
+            f.extend_from_slice(&t.to_le_bytes());
+            for v in [SHF_ALLOC, off, off, size] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            f.extend_from_slice(&link.to_le_bytes());
+            f.extend_from_slice(&0u32.to_le_bytes());
+            for v in [8u64, ent] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        shdr(&mut f, SHT_DYNSYM, dynsym_at, syms.len() as u64, 2, 24);
+        shdr(&mut f, SHT_STRTAB, strtab_at, strtab.len() as u64, 0, 0);
+        shdr(&mut f, 1, 0, file_len, 0, 0);
+        f
+    }
+
+    #[test]
+    fn a_tiny_hand_built_object_parses_and_its_symbols_are_variables() {
+        let co = parse(&tiny_elf(b"\0abc\0xyz\0", &[(1, 8, 4), (5, 16, 8)])).unwrap();
+        let names: Vec<_> = co
+            .symbols
+            .iter()
+            .map(|s| (s.name.as_str(), s.value))
+            .collect();
+        assert_eq!(names, [("abc", 8), ("xyz", 16)]);
+        assert!(co.symbols.iter().all(|s| s.kind == SymbolKind::Variable));
+        assert_eq!(co.load_size, 4096);
+    }
+
+    #[test]
+    fn overlapping_names_cannot_make_a_small_file_copy_gigabytes() {
+        // 40,000 symbols naming every suffix of one 40,000-byte string would
+        // copy 800 MB of names from a 1 MB file.
+        let n = 40_000u32;
+        let mut strtab = vec![b'a'; n as usize];
+        strtab.push(0);
+        let syms: Vec<_> = (0..n).map(|i| (i, 0, 0)).collect();
+        assert_eq!(
+            parse(&tiny_elf(&strtab, &syms)).unwrap_err(),
+            CodeObjectError::NamesTooLarge {
+                limit: MAX_NAME_BYTES
+            }
+        );
+    }
+
+    #[test]
+    fn many_symbols_repeating_one_long_name_cannot_make_parsing_slow() {
+        // A million lookups of a 60,000-byte name would scan 60 GB.
+        let mut strtab = vec![b'a'; 60_000];
+        strtab.push(0);
+        let syms = vec![(0, 0, 0); (1 << 20) - 1];
+        assert_eq!(
+            parse(&tiny_elf(&strtab, &syms)).unwrap_err(),
+            CodeObjectError::NamesTooLarge {
+                limit: MAX_NAME_BYTES
+            }
+        );
     }
 
     #[test]
