@@ -394,6 +394,7 @@ struct Run {
     /// `program [args] (hip-x.y, mode)`, for messages.
     what: String,
     hip: Hip,
+    mode: Completion,
     pid: u32,
     /// None: killed after RUN_TIMEOUT.
     status: Option<ExitStatus>,
@@ -505,6 +506,7 @@ fn run(
     let mut run = Run {
         what,
         hip,
+        mode,
         pid,
         status,
         stdout,
@@ -598,7 +600,7 @@ fn kd(
 struct Expect {
     /// Exactly these user dispatches (any other user dispatch is a problem).
     dispatches: Vec<Kd>,
-    /// Blit kernel families (symbol prefixes) that must appear at least this often. A blit of
+    /// Blit kernel families (symbol prefixes) and exactly how many dispatches of each. A blit of
     /// no listed family is a problem.
     blits: Vec<(&'static str, u64)>,
     /// Facts the program must print with exactly these values.
@@ -899,9 +901,9 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
             .filter(|(s, _)| s.starts_with(family))
             .map(|(_, n)| n)
             .sum();
-        if got < *min {
+        if got != *min {
             p.push(format!(
-                "{got} blit dispatches of {family}*, expected at least {min} (blits seen: {blits:?})"
+                "{got} blit dispatches of {family}*, expected {min} (blits seen: {blits:?})"
             ));
         }
     }
@@ -1005,10 +1007,12 @@ fn example(hip: Hip) {
 fn memcpy(hip: Hip) {
     let want = Expect {
         dispatches: vec![],
-        // hipMemset and the device-to-device copy.
+        // hipMemset, the device-to-device copy, hipStreamWriteValue32, hipStreamWaitValue32.
         blits: vec![
             ("__amd_rocclr_fillBuffer", 1),
             ("__amd_rocclr_copyBuffer", 1),
+            ("__amd_rocclr_streamOpsWrite", 1),
+            ("__amd_rocclr_streamOpsWait", 1),
         ],
         facts: facts(&[
             ("pageable", "ok"),
@@ -1021,6 +1025,8 @@ fn memcpy(hip: Hip) {
             // The blits were recorded and did not run: their destinations are unchanged.
             ("memset_result", "unchanged"),
             ("d2d_result", "unchanged"),
+            ("write_value_result", "unchanged"),
+            ("wait_value", "returned"),
         ]),
     };
     check_program(hip, "memcpy", &[], &want);
@@ -1069,6 +1075,14 @@ fn streams(hip: Hip) {
                 0,
                 1,
             ),
+            kd(
+                "_Z6k_syncPi.kd",
+                "k_sync(int*)",
+                [64, 1, 1],
+                [64, 1, 1],
+                0,
+                5,
+            ),
         ],
         blits: vec![],
         facts: facts(&[
@@ -1077,7 +1091,19 @@ fn streams(hip: Hip) {
             ("cu_mask", "0x0000ffff"),
         ]),
     };
-    check_program(hip, "streams", &[], &want);
+    check_runs(hip, "streams", &[], "streams", &want, |run, p| {
+        // With the completion thread, every completion signal is decremented only after the
+        // delay: a launch followed by hipStreamSynchronize cannot return sooner.
+        let min_us: u64 = THREAD_DELAY_US.parse().unwrap();
+        match run.fact("launch_sync_min_us").and_then(parse_u64) {
+            Some(us) if run.mode == Completion::Thread && us < min_us => p.push(format!(
+                "launch + hipStreamSynchronize took {us} us at best with \
+                 SOFTGPU_COMPLETION_DELAY_US={min_us}: the completion delay was not waited for"
+            )),
+            Some(_) => {}
+            None => p.push("no `sg: launch_sync_min_us=` fact".into()),
+        }
+    });
 }
 
 fn module(hip: Hip) {
@@ -1485,6 +1511,7 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
         Run {
         what: "synthetic".into(),
         hip: Hip::V5_2,
+        mode: Completion::Inline,
         pid: 4242,
         status: None,
         stdout: "sg: hip_version=5.2\nsg: x=1\nsg: done=1\n".into(),

@@ -3,10 +3,11 @@
 // symbols. Every copy the runtime performs itself is checked byte for byte with a round trip:
 // host -> device, then device -> a different host buffer, compared with the source.
 //
-// Device-to-device copies and hipMemset are HIP's own blit kernels, which SoftGPU does not run.
-// For those the program only reports what the destination holds afterwards
-// (`sg: memset_result=` and `sg: d2d_result=`: unchanged, filled/copied, or other); the harness
-// checks that against the capture (a blit was recorded, so the destination must be unchanged).
+// Device-to-device copies, hipMemset and hipStreamWriteValue32/WaitValue32 are HIP's own blit
+// kernels, which SoftGPU does not run. For those the program only reports what the destination
+// holds afterwards (`sg: memset_result=`, `sg: d2d_result=`, `sg: write_value_result=`:
+// unchanged, filled/copied/written, or other); the harness checks that against the capture (a
+// blit was recorded, so the destination must be unchanged).
 #include "sg_hip.h"
 
 #include <vector>
@@ -295,6 +296,29 @@ int main() {
         sg_fact("d2d_result", "%s", d2d_result);
         SG_HIP(hipFree(d1));
         SG_HIP(hipFree(d2));
+
+        // hipStreamWriteValue32 / hipStreamWaitValue32: blit kernels as well.
+        uint32_t *dv = nullptr, *hv = nullptr;
+        SG_HIP(hipMalloc(&dv, 64));
+        SG_HIP(hipHostMalloc((void **)&hv, 64, hipHostMallocDefault));
+        uint32_t sw = seed++;
+        sg_fill(pa, 64, sw);
+        SG_HIP(hipMemcpy(dv, pa, 64, hipMemcpyHostToDevice));
+        SG_HIP(hipStreamWriteValue32(s, dv, 0xC0FFEE01u, 0));
+        SG_HIP(hipStreamSynchronize(s));
+        SG_HIP(hipMemcpy(pb, dv, 64, hipMemcpyDeviceToHost));
+        uint32_t first;
+        std::memcpy(&first, pb, sizeof first);
+        const char *write_result = sg_first_mismatch(pb, 64, sw) == 64 ? "unchanged"
+                                   : first == 0xC0FFEE01u            ? "written"
+                                                                     : "other";
+        sg_fact("write_value_result", "%s", write_result);
+        hv[0] = 5;  // already satisfied: a real wait would return at once
+        SG_HIP(hipStreamWaitValue32(s, hv, 5, hipStreamWaitValueGte, 0xFFFFFFFFu));
+        SG_HIP(hipStreamSynchronize(s));
+        sg_fact("wait_value", "returned");
+        SG_HIP(hipFree(dv));
+        SG_HIP(hipHostFree(hv));
     }
 
     SG_HIP(hipStreamDestroy(s));
