@@ -1269,10 +1269,10 @@ fn fork(hip: Hip, variant: &str) {
             ),
         ],
         blits: vec![],
-        facts: if variant == "fork" {
-            facts(&[("mode", "fork"), ("child_status", "0")])
-        } else {
+        facts: if variant == "system" {
             facts(&[("mode", "system"), ("system_status", "0")])
+        } else {
+            facts(&[("mode", variant), ("child_status", "0")])
         },
     };
     // Besides `problems` (one capture file, this pid's, complete, every record this pid's):
@@ -1371,6 +1371,8 @@ per_hip_version! {
     a_kernel_calling_printf_neither_hangs_nor_crashes_nor_prints => printf;
     a_child_forked_after_hip_init_writes_nothing_into_the_parents_capture
         => |hip| fork(hip, "fork");
+    a_child_forked_after_hip_init_that_calls_exit_runs_its_atexit_handlers_without_capturing
+        => |hip| fork(hip, "fork-exit");
     a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
     hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
 }

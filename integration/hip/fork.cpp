@@ -4,6 +4,9 @@
 //   fork [fork]   launch before_fork<<<1, 64>>>, sync; fork(); the child sleeps 50 ms and leaves
 //                 with _exit(0) without touching HIP; the parent waits for it, then launches
 //                 after_fork<<<2, 64>>> and syncs.
+//   fork fork-exit  the same, but the child leaves with exit(0): atexit handlers and static
+//                   destructors run in the child (HIP's and the shim's), and still the child
+//                   must neither write into the parent's capture nor print an exit summary.
 //   fork system   the same, with system("true") (a shell, which inherits LD_PRELOAD) instead.
 #include "sg_hip.h"
 
@@ -16,8 +19,9 @@ __global__ void after_fork(int *p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 
 int main(int argc, char **argv) {
     sg_start("fork");
     const char *mode = argc > 1 ? argv[1] : "fork";
-    SG_EXPECT(std::strcmp(mode, "fork") == 0 || std::strcmp(mode, "system") == 0,
-              "unknown mode %s (fork or system)", mode);
+    const bool forks = std::strcmp(mode, "fork") == 0 || std::strcmp(mode, "fork-exit") == 0;
+    SG_EXPECT(forks || std::strcmp(mode, "system") == 0,
+              "unknown mode %s (fork, fork-exit or system)", mode);
     sg_fact("mode", "%s", mode);
     sg_fact("parent_pid", "%d", (int)getpid());
 
@@ -27,13 +31,14 @@ int main(int argc, char **argv) {
     SG_LAUNCHED("before_fork");
     SG_HIP(hipDeviceSynchronize());
 
-    if (std::strcmp(mode, "fork") == 0) {
+    if (forks) {
         std::fflush(stdout);
         std::fflush(stderr);
         pid_t child = fork();
         SG_EXPECT(child >= 0, "fork failed");
         if (child == 0) {
             usleep(50 * 1000);
+            if (std::strcmp(mode, "fork-exit") == 0) std::exit(0);  // atexit handlers run
             _exit(0);
         }
         sg_fact("child_pid", "%d", (int)child);
