@@ -603,6 +603,9 @@ struct Expect {
     /// Blit kernel families (symbol prefixes) and exactly how many dispatches of each. A blit of
     /// no listed family is a problem.
     blits: Vec<(&'static str, u64)>,
+    /// User dispatches that must be rejected, exactly this many, each with a reason containing
+    /// the given text (any other rejected record is a problem).
+    rejected: Vec<(Kd, &'static str)>,
     /// Facts the program must print with exactly these values.
     facts: Vec<(&'static str, String)>,
 }
@@ -745,7 +748,8 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
     let mut next_index: BTreeMap<String, u64> = BTreeMap::new();
     let mut user: BTreeMap<DispatchKey, u64> = BTreeMap::new();
     let mut blits: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut validated, mut barriers, mut rejected) = (0u64, 0u64, 0u64);
+    let mut user_rejected: BTreeMap<DispatchKey, (u64, Vec<String>)> = BTreeMap::new();
+    let (mut validated, mut barriers, mut vendor, mut rejected) = (0u64, 0u64, 0u64, 0u64);
     for (i, r) in by_seq.iter().enumerate() {
         let name = r["kernel_name"].as_str().unwrap_or("");
         let at = format!("record seq={} ({} {name})", r["seq"], r["type"]);
@@ -774,9 +778,12 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
 
         match (r["status"].as_str(), r["label"].as_str()) {
             (Some("validated"), Some("diagnostic_complete_no_execution")) => {}
-            (Some("rejected"), _) => {
+            (Some("rejected"), Some("diagnostic_rejected")) => {
                 rejected += 1;
-                p.push(format!("{at}: rejected, reasons {}", r["reasons"]));
+                // Only user dispatches the expectation names may be rejected (checked below).
+                if r["type"].as_str() != Some("kernel_dispatch") || is_blit(r) {
+                    p.push(format!("{at}: rejected, reasons {}", r["reasons"]));
+                }
             }
             (s, l) => p.push(format!("{at}: status {s:?} with label {l:?}")),
         }
@@ -826,7 +833,8 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
                     }
                     *blits.entry(symbol.unwrap_or("").to_string()).or_default() += 1;
                 } else {
-                    if got_reasons.as_deref() != Some(&[][..]) {
+                    let is_rejected = r["status"].as_str() == Some("rejected");
+                    if !is_rejected && got_reasons.as_deref() != Some(&[][..]) {
                         p.push(format!(
                             "{at}: a user kernel with reasons {}, expected none",
                             r["reasons"]
@@ -846,7 +854,13 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
                         wg.unwrap_or([0; 3]),
                         group.unwrap_or(u64::MAX),
                     );
-                    *user.entry(key).or_default() += 1;
+                    if is_rejected {
+                        let e = user_rejected.entry(key).or_default();
+                        e.0 += 1;
+                        e.1.push(r["reasons"].to_string());
+                    } else {
+                        *user.entry(key).or_default() += 1;
+                    }
                 }
             }
             "barrier_and" | "barrier_or" => {
@@ -855,8 +869,21 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
                     p.push(format!("{at}: a barrier with reasons {}", r["reasons"]));
                 }
             }
+            // AMD's vendor-specific packets (HIP 6 submits barrier-value packets).
+            "vendor_specific" => {
+                vendor += 1;
+                if r["status"].as_str() == Some("validated")
+                    && got_reasons.as_deref() != Some(&[][..])
+                {
+                    p.push(format!(
+                        "{at}: a vendor packet with reasons {}",
+                        r["reasons"]
+                    ));
+                }
+            }
             other => p.push(format!(
-                "{at}: type {other:?}; HIP submits only kernel dispatches and barriers"
+                "{at}: type {other:?}; HIP submits only kernel dispatches, barriers and AMD \
+                 vendor packets"
             )),
         }
     }
@@ -894,6 +921,49 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
         }
     }
 
+    // Rejected user dispatches: exactly the expected ones, for the expected reason.
+    let mut want_rejected: BTreeMap<DispatchKey, (u64, &str)> = BTreeMap::new();
+    for (k, reason) in &want.rejected {
+        let key = (
+            k.symbol.to_string(),
+            k.name.to_string(),
+            k.grid,
+            k.workgroup,
+            k.group_segment,
+        );
+        want_rejected.entry(key).or_insert((0, reason)).0 += k.count;
+    }
+    for (key, (n, reason)) in &want_rejected {
+        let (got, reasons) = user_rejected.get(key).cloned().unwrap_or_default();
+        if got != *n {
+            p.push(format!(
+                "{got} rejected dispatches of {} `{}` grid {:?} workgroup {:?} \
+                 group_segment_size {}, expected {n} (rejected for {reason})",
+                key.0, key.1, key.2, key.3, key.4
+            ));
+        }
+        for rs in reasons.iter().filter(|rs| !rs.contains(reason)) {
+            p.push(format!(
+                "a rejected dispatch of `{}` has reasons {rs}, expected one containing {reason:?}",
+                key.1
+            ));
+        }
+    }
+    for (key, (n, reasons)) in &user_rejected {
+        if !want_rejected.contains_key(key) {
+            p.push(format!(
+                "{n} dispatches of {} `{}` grid {:?} workgroup {:?} group_segment_size {} were \
+                 rejected ({}), expected them validated or absent",
+                key.0,
+                key.1,
+                key.2,
+                key.3,
+                key.4,
+                reasons.join(", ")
+            ));
+        }
+    }
+
     // Blit kernels: the expected families, nothing else.
     for (family, min) in &want.blits {
         let got: u64 = blits
@@ -920,7 +990,9 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
     match parse_summary(&run.stderr) {
         Err(e) => p.push(e),
         Ok((v, m, b, path)) => {
-            if (v, m, b) != (validated, rejected, barriers) || path != run.capture.seen {
+            // Whether AMD vendor packets count as barriers in the summary is the shim's choice.
+            let b_ok = b == barriers || b == barriers + vendor;
+            if (v, m) != (validated, rejected) || !b_ok || path != run.capture.seen {
                 p.push(format!(
                     "exit summary says {v} validated, {m} rejected, {b} barriers, capture {path}; \
                      the records say {validated}, {rejected}, {barriers}, {}",
@@ -934,23 +1006,24 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
 
 /// Run `name` in both completion modes and check each run; panic with every problem found.
 fn check_program(hip: Hip, name: &str, args: &[String], want: &Expect) {
-    check_runs(hip, name, args, name, want, |_, _| {});
+    check_runs(hip, name, args, name, |_| want.clone(), |_, _| {});
 }
 
-/// As `check_program`, with a run directory tag and extra checks on each run.
+/// As `check_program`, with a run directory tag, the expectation chosen per run (from what the
+/// program says it did), and extra checks on each run.
 fn check_runs(
     hip: Hip,
     name: &str,
     args: &[String],
     tag: &str,
-    want: &Expect,
+    want: impl Fn(&Run) -> Expect,
     extra: impl Fn(&Run, &mut Vec<String>),
 ) {
     let exe = build(hip, name);
     let mut report = Vec::new();
     for mode in MODES {
         let run = run(hip, &exe, args, mode, tag, &[]);
-        let mut p = problems(&run, want);
+        let mut p = problems(&run, &want(&run));
         extra(&run, &mut p);
         if !p.is_empty() {
             let n = p.len();
@@ -998,6 +1071,7 @@ fn example(hip: Hip) {
             0,
             1,
         )],
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[("kernel_output", "unchanged"), ("launches.vadd", "1")]),
     };
@@ -1008,6 +1082,7 @@ fn memcpy(hip: Hip) {
     let want = Expect {
         dispatches: vec![],
         // hipMemset, the device-to-device copy, hipStreamWriteValue32, hipStreamWaitValue32.
+        rejected: vec![],
         blits: vec![
             ("__amd_rocclr_fillBuffer", 1),
             ("__amd_rocclr_copyBuffer", 1),
@@ -1084,6 +1159,7 @@ fn streams(hip: Hip) {
                 5,
             ),
         ],
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[
             ("callbacks", "3"),
@@ -1091,19 +1167,26 @@ fn streams(hip: Hip) {
             ("cu_mask", "0x0000ffff"),
         ]),
     };
-    check_runs(hip, "streams", &[], "streams", &want, |run, p| {
-        // With the completion thread, every completion signal is decremented only after the
-        // delay: a launch followed by hipStreamSynchronize cannot return sooner.
-        let min_us: u64 = THREAD_DELAY_US.parse().unwrap();
-        match run.fact("launch_sync_min_us").and_then(parse_u64) {
-            Some(us) if run.mode == Completion::Thread && us < min_us => p.push(format!(
-                "launch + hipStreamSynchronize took {us} us at best with \
+    check_runs(
+        hip,
+        "streams",
+        &[],
+        "streams",
+        |_| want.clone(),
+        |run, p| {
+            // With the completion thread, every completion signal is decremented only after the
+            // delay: a launch followed by hipStreamSynchronize cannot return sooner.
+            let min_us: u64 = THREAD_DELAY_US.parse().unwrap();
+            match run.fact("launch_sync_min_us").and_then(parse_u64) {
+                Some(us) if run.mode == Completion::Thread && us < min_us => p.push(format!(
+                    "launch + hipStreamSynchronize took {us} us at best with \
                  SOFTGPU_COMPLETION_DELAY_US={min_us}: the completion delay was not waited for"
-            )),
-            Some(_) => {}
-            None => p.push("no `sg: launch_sync_min_us=` fact".into()),
-        }
-    });
+                )),
+                Some(_) => {}
+                None => p.push("no `sg: launch_sync_min_us=` fact".into()),
+            }
+        },
+    );
 }
 
 fn module(hip: Hip) {
@@ -1136,6 +1219,7 @@ fn module(hip: Hip) {
             ),
             kd("module_3d.kd", "module_3d", [32, 8, 6], [8, 4, 2], 512, 1),
         ],
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[("module_global", "ok")]),
     };
@@ -1178,6 +1262,7 @@ fn lds(hip: Hip) {
                 2,
             ),
         ],
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[
             ("shared_mem_per_block", "65536"),
@@ -1186,7 +1271,35 @@ fn lds(hip: Hip) {
             ("static_lds.lds_dynamic", "0"),
         ]),
     };
-    check_program(hip, "lds", &[], &want);
+    // lds_both with 1024 static + 65536 dynamic bytes: HIP 5.2 refuses the launch; HIP 6.4
+    // submits it, and then SoftGPU must reject the packet (more LDS than a gfx90a workgroup has).
+    let over = kd(
+        "_Z8lds_bothPf.kd",
+        "lds_both(float*)",
+        [64, 1, 1],
+        [64, 1, 1],
+        1024 + 65536,
+        1,
+    );
+    check_runs(
+        hip,
+        "lds",
+        &[],
+        "lds",
+        |run| {
+            let mut w = want.clone();
+            if run.fact("over_limit_static_plus_dynamic") == Some("submitted") {
+                w.rejected.push((over.clone(), "group_segment"));
+            }
+            w
+        },
+        |run, p| match run.fact("over_limit_static_plus_dynamic") {
+            Some("refused" | "submitted") => {}
+            other => p.push(format!(
+                "over_limit_static_plus_dynamic={other:?}, expected refused or submitted"
+            )),
+        },
+    );
 }
 
 fn threads(hip: Hip) {
@@ -1212,6 +1325,7 @@ fn threads(hip: Hip) {
     ));
     let want = Expect {
         dispatches,
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[
             ("threads", "4"),
@@ -1242,6 +1356,7 @@ fn printf(hip: Hip) {
                 1,
             ),
         ],
+        rejected: vec![],
         blits: vec![],
         facts: vec![],
     };
@@ -1268,6 +1383,7 @@ fn fork(hip: Hip, variant: &str) {
                 1,
             ),
         ],
+        rejected: vec![],
         blits: vec![],
         facts: if variant == "system" {
             facts(&[("mode", "system"), ("system_status", "0")])
@@ -1281,7 +1397,7 @@ fn fork(hip: Hip, variant: &str) {
         "fork",
         &[variant.to_string()],
         &format!("fork-{variant}"),
-        &want,
+        |_| want.clone(),
         |run, p| {
             if run.fact("parent_pid") != Some(run.pid.to_string().as_str()) {
                 p.push(format!(
@@ -1317,6 +1433,7 @@ fn fork(hip: Hip, variant: &str) {
 fn properties(hip: Hip) {
     let want = Expect {
         dispatches: vec![],
+        rejected: vec![],
         blits: vec![],
         facts: facts(&[
             ("device_count", "1"),
@@ -1327,19 +1444,26 @@ fn properties(hip: Hip) {
             ("major_minor", "9.0"),
         ]),
     };
-    check_runs(hip, "properties", &[], "properties", &want, |run, p| {
-        match run.fact("gcn_arch_name") {
-            Some(a) if a.starts_with("gfx90a") => {}
-            other => p.push(format!("gcnArchName {other:?}, expected gfx90a...")),
-        }
-        match run.fact("total_global_mem").and_then(parse_u64) {
-            Some(n) if n > 0 => {}
-            other => p.push(format!("totalGlobalMem {other:?}, expected > 0")),
-        }
-        if run.fact("name").is_none_or(str::is_empty) {
-            p.push("the device has no name".into());
-        }
-    });
+    check_runs(
+        hip,
+        "properties",
+        &[],
+        "properties",
+        |_| want.clone(),
+        |run, p| {
+            match run.fact("gcn_arch_name") {
+                Some(a) if a.starts_with("gfx90a") => {}
+                other => p.push(format!("gcnArchName {other:?}, expected gfx90a...")),
+            }
+            match run.fact("total_global_mem").and_then(parse_u64) {
+                Some(n) if n > 0 => {}
+                other => p.push(format!("totalGlobalMem {other:?}, expected > 0")),
+            }
+            if run.fact("name").is_none_or(str::is_empty) {
+                p.push("the device has no name".into());
+            }
+        },
+    );
 }
 
 /// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
@@ -1365,7 +1489,7 @@ per_hip_version! {
         => streams;
     code_objects_load_from_file_and_memory_and_module_launches_keep_their_geometry_and_lds
         => module;
-    group_segment_size_is_static_plus_dynamic_lds_and_launches_over_the_limit_are_refused
+    group_segment_size_is_static_plus_dynamic_lds_and_no_launch_over_the_limit_is_validated
         => lds;
     four_host_threads_launching_at_once_lose_and_duplicate_no_dispatch => threads;
     a_kernel_calling_printf_neither_hangs_nor_crashes_nor_prints => printf;
@@ -1459,6 +1583,7 @@ fn bad_completion_settings_are_reported_once_by_name_and_the_program_still_compl
             0,
             1,
         )],
+        rejected: vec![],
         blits: vec![],
         facts: vec![],
     };
@@ -1537,6 +1662,7 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
     };
     let want = Expect {
         dispatches: vec![kd("k.kd", "k", [64, 1, 1], [64, 1, 1], 0, 1)],
+        rejected: vec![],
         blits: vec![("__amd_rocclr_fillBuffer", 1)],
         facts: facts(&[("x", "1")]),
     };
@@ -1622,5 +1748,42 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
                 .push("softgpu inspect warned about the capture: incomplete".into())
         },
         "incomplete",
+    );
+
+    // An expected rejection: a user dispatch over the LDS limit.
+    let reject = |r: &mut Run| {
+        let mut extra = record(3, 7, 3, "kernel_dispatch", Some("k.kd"));
+        extra["status"] = json!("rejected");
+        extra["label"] = json!("diagnostic_rejected");
+        extra["reasons"] = json!(["group_segment_too_large"]);
+        extra["group_segment_size"] = json!(66560);
+        r.records.push(extra);
+        r.stderr = r.stderr.replace("0 rejected", "1 rejected");
+    };
+    let mut want_reject = want.clone();
+    want_reject.rejected.push((
+        kd("k.kd", "k", [64, 1, 1], [64, 1, 1], 66560, 1),
+        "group_segment",
+    ));
+    let mut r = ok();
+    reject(&mut r);
+    assert_eq!(problems(&r, &want_reject), Vec::<String>::new());
+    let p = problems(&r, &want);
+    assert!(
+        p.iter().any(|x| x.contains("were rejected")),
+        "an unexpected rejection must be reported: {p:?}"
+    );
+    let p = problems(&ok(), &want_reject);
+    assert!(
+        p.iter().any(|x| x.contains("0 rejected dispatches")),
+        "a missing rejection must be reported: {p:?}"
+    );
+    let mut r = ok();
+    reject(&mut r);
+    r.records[3]["reasons"] = json!(["kernarg_misaligned"]);
+    let p = problems(&r, &want_reject);
+    assert!(
+        p.iter().any(|x| x.contains("expected one containing")),
+        "a rejection for another reason must be reported: {p:?}"
     );
 }
