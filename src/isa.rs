@@ -56,6 +56,7 @@ pub struct AgentFacts {
     pub cacheline_bytes: Fact,
     pub chip_id: Fact,
     pub shader_engines: Fact,
+    pub asic_family_id: Fact,
 }
 
 /// An immutable target descriptor.
@@ -161,6 +162,10 @@ pub static GFX90A: TargetDescriptor = TargetDescriptor {
             provenance: Provenance::Policy(
                 "shader engine count is not published; HIP only displays it",
             ),
+        },
+        asic_family_id: Fact {
+            value: 141,
+            provenance: Provenance::Product("Linux amdgpu_drm.h: AMDGPU_FAMILY_AI (gfx9)"),
         },
     },
     supports_execution: false,

@@ -1834,7 +1834,8 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
             // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
             8 if !kernel => Info::U32(8),
             9 if !kernel => Info::U32(s.size as u32),
-            10 if !kernel => Info::Bool(false),
+            // HIP 6.4 asks every symbol whether it is a constant variable.
+            10 => Info::Bool(false),
             22 if kernel => Info::U64(s.address),
             11 if kernel => Info::U32(s.kernarg_size),
             12 if kernel => Info::U32(s.kernarg_align),
@@ -1898,5 +1899,212 @@ pub unsafe extern "C" fn hsa_executable_iterate_program_symbols(
         rt()?;
         cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
         executables::info(exec).map(|_| ())
+    })
+}
+
+// ---------------------------------------------------------------- HIP 6.4 additions
+
+/// ROCr's own logging switches; SoftGPU logs through `SOFTGPU_LOG` instead, so
+/// the request is accepted and recorded in the log.
+pub unsafe extern "C" fn hsa_amd_enable_logging(flags: *mut u8, _file: *mut c_void) -> u32 {
+    status("hsa_amd_enable_logging", || {
+        rt()?;
+        if flags.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        tracing::debug!(
+            "softgpu: hsa_amd_enable_logging: ROCr log flags accepted; SoftGPU logs through SOFTGPU_LOG"
+        );
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_on_engine(
+    dst: *mut c_void,
+    dst_agent: HsaAgent,
+    src: *const c_void,
+    src_agent: HsaAgent,
+    size: usize,
+    num_deps: u32,
+    deps: *const HsaSignal,
+    completion: HsaSignal,
+    engine_id: u32,
+    _force_copy_on_sdma: bool,
+) -> u32 {
+    status("hsa_amd_memory_async_copy_on_engine", || {
+        let rt = rt()?;
+        agent_of(rt, dst_agent)?;
+        agent_of(rt, src_agent)?;
+        if (dst.is_null() || src.is_null()) && size != 0 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+        let deps = read_deps(num_deps, deps)?;
+        let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
+        // Engine ids are one-hot (HSA_AMD_SDMA_ENGINE_n = 1 << n): one FIFO each.
+        let key = 0x2000 + engine_id as u64;
+        if runtime::copies::submit(key, rect, deps, completion.handle) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
+        }
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_memory_copy_engine_status(
+    dst_agent: HsaAgent,
+    src_agent: HsaAgent,
+    mask: *mut u32,
+) -> u32 {
+    status("hsa_amd_memory_copy_engine_status", || {
+        let rt = rt()?;
+        if agent_of(rt, dst_agent)? == agent_of(rt, src_agent)? {
+            return Err(HsaStatus::ERROR_INVALID_AGENT);
+        }
+        // Every SoftGPU copy engine is always available.
+        write_out(mask, (1u32 << runtime::agents::COPY_ENGINES) - 1)
+    })
+}
+
+fn vmem_status(r: Result<(), runtime::vmem::VmemError>) -> R {
+    r.map_err(|e| match e {
+        runtime::vmem::VmemError::InvalidArgument => HsaStatus::ERROR_INVALID_ARGUMENT,
+        runtime::vmem::VmemError::OutOfResources => HsaStatus::ERROR_OUT_OF_RESOURCES,
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_address_reserve(
+    out: *mut *mut c_void,
+    size: usize,
+    _address: u64,
+    _flags: u64,
+) -> u32 {
+    status("hsa_amd_vmem_address_reserve", || {
+        rt()?;
+        let mut va = 0;
+        vmem_status(runtime::vmem::reserve(size as u64, 0).map(|v| va = v))?;
+        write_out(out, va as *mut c_void)
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_address_free(va: *mut c_void, size: usize) -> u32 {
+    status("hsa_amd_vmem_address_free", || {
+        rt()?;
+        vmem_status(runtime::vmem::free(va as u64, size as u64))
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_handle_create(
+    pool: u64,
+    size: usize,
+    kind: u32,
+    _flags: u64,
+    out: *mut u64,
+) -> u32 {
+    status("hsa_amd_vmem_handle_create", || {
+        let rt = rt()?;
+        pool_of(rt, pool)?;
+        let mut h = 0;
+        vmem_status(runtime::vmem::handle_create(pool, size as u64, kind).map(|v| h = v))?;
+        write_out(out, h)
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_handle_release(handle: u64) -> u32 {
+    status("hsa_amd_vmem_handle_release", || {
+        rt()?;
+        vmem_status(runtime::vmem::handle_release(handle))
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_map(
+    va: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: u64,
+    _flags: u64,
+) -> u32 {
+    status("hsa_amd_vmem_map", || {
+        rt()?;
+        vmem_status(runtime::vmem::map(
+            va as u64,
+            size as u64,
+            offset as u64,
+            handle,
+        ))
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_unmap(va: *mut c_void, size: usize) -> u32 {
+    status("hsa_amd_vmem_unmap", || {
+        rt()?;
+        vmem_status(runtime::vmem::unmap(va as u64, size as u64))
+    })
+}
+
+/// `hsa_amd_memory_access_desc_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccessDesc {
+    pub permissions: u32,
+    pub agent: HsaAgent,
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_set_access(
+    va: *mut c_void,
+    size: usize,
+    desc: *const AccessDesc,
+    count: usize,
+) -> u32 {
+    status("hsa_amd_vmem_set_access", || {
+        let rt = rt()?;
+        if desc.is_null() || count == 0 {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        let mut perm = 0;
+        for i in 0..count {
+            // SAFETY: the caller passes `count` descriptors.
+            let d = unsafe { desc.add(i).read_unaligned() };
+            agent_of(rt, d.agent)?;
+            perm |= d.permissions & 3;
+        }
+        vmem_status(runtime::vmem::set_access(va as u64, size as u64, perm))
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_get_access(
+    va: *mut c_void,
+    perms: *mut u32,
+    agent: HsaAgent,
+) -> u32 {
+    status("hsa_amd_vmem_get_access", || {
+        let rt = rt()?;
+        agent_of(rt, agent)?;
+        let mut p = 0;
+        vmem_status(runtime::vmem::get_access(va as u64).map(|v| p = v))?;
+        write_out(perms, p)
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_export_shareable_handle(
+    fd: *mut i32,
+    handle: u64,
+    _flags: u64,
+) -> u32 {
+    status("hsa_amd_vmem_export_shareable_handle", || {
+        rt()?;
+        let mut f = -1;
+        vmem_status(runtime::vmem::export(handle).map(|v| f = v))?;
+        write_out(fd, f)
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_vmem_import_shareable_handle(fd: i32, out: *mut u64) -> u32 {
+    status("hsa_amd_vmem_import_shareable_handle", || {
+        rt()?;
+        let mut h = 0;
+        vmem_status(runtime::vmem::import(fd).map(|v| h = v))?;
+        write_out(out, h)
     })
 }

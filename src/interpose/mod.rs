@@ -74,7 +74,8 @@ pub(crate) fn fail_closed(name: &'static str, once: &AtomicBool) -> u32 {
 /// signature returning `hsa_status_t` (a 32-bit integer).
 macro_rules! entry_points {
     (implemented: [$($imp:ident),* $(,)?] fail_closed: [$($fc:ident),* $(,)?]) => {
-        /// Every ROCr 5.2.3 entry point and how SoftGPU answers it.
+        /// Every ROCr 5.2.3 entry point, plus the ROCr 6.x functions HIP 6.4
+        /// imports, and how SoftGPU answers each.
         pub const ENTRY_POINTS: &[(&str, Support)] = &[
             $((stringify!($imp), Support::Implemented),)*
             $((stringify!($fc), Support::FailClosed),)*
@@ -184,6 +185,8 @@ entry_points! {
         hsa_queue_cas_write_index_scacquire, hsa_queue_cas_write_index_screlease,
         hsa_queue_cas_write_index_scacq_screl,
         hsa_amd_profiling_get_dispatch_time, hsa_amd_profiling_set_profiler_enabled,
+        // Imported by HIP 6.4 (ROCr 6.x additions):
+        hsa_amd_enable_logging, hsa_amd_memory_async_copy_on_engine, hsa_amd_memory_copy_engine_status, hsa_amd_vmem_address_reserve, hsa_amd_vmem_address_free, hsa_amd_vmem_handle_create, hsa_amd_vmem_handle_release, hsa_amd_vmem_map, hsa_amd_vmem_unmap, hsa_amd_vmem_set_access, hsa_amd_vmem_get_access, hsa_amd_vmem_export_shareable_handle, hsa_amd_vmem_import_shareable_handle,
         hsa_code_object_reader_create_from_memory, hsa_code_object_reader_create_from_file, hsa_code_object_reader_destroy, hsa_executable_create, hsa_executable_create_alt, hsa_executable_destroy, hsa_executable_load_agent_code_object, hsa_executable_freeze, hsa_executable_get_info, hsa_executable_validate, hsa_executable_validate_alt, hsa_executable_get_symbol_by_name, hsa_executable_get_symbol, hsa_executable_symbol_get_info, hsa_executable_iterate_symbols, hsa_executable_iterate_agent_symbols, hsa_executable_iterate_program_symbols,
         hsa_amd_memory_async_copy, hsa_amd_memory_async_copy_rect, hsa_amd_memory_fill, hsa_amd_memory_lock, hsa_amd_memory_lock_to_pool, hsa_amd_memory_unlock, hsa_amd_pointer_info, hsa_amd_pointer_info_set_userdata, hsa_amd_profiling_async_copy_enable, hsa_amd_profiling_get_async_copy_time, hsa_amd_profiling_convert_tick_to_system_domain, hsa_amd_coherency_get_type, hsa_amd_coherency_set_type, hsa_amd_queue_cu_set_mask, hsa_amd_queue_cu_get_mask, hsa_amd_queue_set_priority, hsa_system_get_major_extension_table, hsa_system_get_extension_table,
     ]
@@ -229,7 +232,8 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate entry point in the table");
-        assert_eq!(n, 224, "ROCr 5.2.3 exports 224 hsa_* functions");
+        // ROCr 5.2.3's 224 functions plus the 13 that HIP 6.4 imports from ROCr 6.x.
+        assert_eq!(n, 224 + 13);
     }
 
     #[test]

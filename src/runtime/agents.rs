@@ -261,6 +261,10 @@ impl Topology {
             0xA009 => cstr("SoftGPU virtual CPU", 64),
             0xA00F => Info::U32(0),
             0xA011 => cstr("CPU-XX", 21),
+            0xA015 => Info::U64(self.host_memory),
+            0xA016 => Info::U64(1_000_000_000),
+            0xA112 => Info::U32(0),
+            0xA113 => Info::U64(self.agent_handle(0)),
             _ => return Err(InfoError::Unsupported),
         })
     }
@@ -327,6 +331,19 @@ impl Topology {
             0xA012 => Info::U32(0),
             0xA013 => Info::Bool(true), // device memory is host memory
             0xA014 => Info::U32(f.compute_units.value as u32),
+            // Attributes ROCr 6.x added, queried by HIP 6.4.
+            0xA015 => Info::U64(f.memory_bytes.value.min(self.host_memory)), // MEMORY_AVAIL
+            0xA016 => Info::U64(1_000_000_000), // TIMESTAMP_FREQUENCY: the 1 GHz domain
+            0xA107 => Info::U32(f.asic_family_id.value as u32),
+            0xA108 | 0xA109 => Info::U32(0), // firmware versions: there is no firmware
+            0xA10A => Info::U32(COPY_ENGINES), // NUM_SDMA_ENG: SoftGPU's CPU copy engines
+            0xA10B => Info::U32(0),          // NUM_SDMA_XGMI_ENG
+            0xA110 => Info::U32(0),          // IOMMU_SUPPORT: none
+            0xA111 => Info::U32(1),          // NUM_XCC
+            0xA112 => Info::U32(node),       // DRIVER_UID
+            0xA113 => Info::U64(self.agent_handle(0)), // NEAREST_CPU
+            0xA114 | 0xA115 => Info::Bytes(vec![0; 8]), // MEMORY_PROPERTIES, AQL_EXTENSIONS
+            0xA116 | 0xA117 => Info::U64(SCRATCH_LIMIT), // SCRATCH_LIMIT_MAX / _CURRENT
             // Image extension limits (size_t). The IMAGES extension is advertised
             // because HIP requires it for its 2D paths; no image function is
             // implemented. Values are the HSA 1.1 image extension minimums.
@@ -454,6 +471,11 @@ impl Topology {
         })
     }
 }
+
+/// SoftGPU policy: the number of copy engines advertised (each is a CPU thread).
+pub const COPY_ENGINES: u32 = 2;
+/// SoftGPU policy: the scratch limit advertised (nothing ever uses scratch).
+pub const SCRATCH_LIMIT: u64 = 1 << 32;
 
 /// SoftGPU policy for queue limits (ROCr-like values).
 pub const QUEUES_MAX: u32 = 128;

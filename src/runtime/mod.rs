@@ -18,6 +18,7 @@ pub mod memory;
 pub mod queues;
 pub mod signals;
 pub mod sys;
+pub mod vmem;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -142,3 +142,92 @@ pub fn release(ptr: *mut u8, len: usize) {
     // invalidate any Rust reference.
     unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
 }
+
+/// An anonymous memory file of `size` bytes (physical memory for vmem).
+pub fn memfd(size: u64) -> Option<i32> {
+    // SAFETY: the name is a valid NUL-terminated string; the result is checked.
+    let fd = unsafe { libc::memfd_create(c"softgpu-vmem".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` is the descriptor just created and owned here.
+    if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+        close(fd);
+        return None;
+    }
+    Some(fd)
+}
+
+/// Close a descriptor SoftGPU owns.
+pub fn close(fd: i32) {
+    // SAFETY: callers pass only descriptors they created and still own.
+    unsafe { libc::close(fd) };
+}
+
+/// Duplicate a descriptor.
+pub fn dup(fd: i32) -> Option<i32> {
+    // SAFETY: dup has no memory-safety preconditions; the result is checked.
+    let d = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    (d >= 0).then_some(d)
+}
+
+/// Size of the file behind `fd`.
+pub fn fd_size(fd: i32) -> Option<u64> {
+    // SAFETY: `st` is a valid, writable stat buffer; the result is checked.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; fstat only writes `st`.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_size as u64)
+}
+
+fn prot(permissions: u32) -> i32 {
+    match permissions {
+        1 => libc::PROT_READ,
+        2 => libc::PROT_WRITE,
+        3 => libc::PROT_READ | libc::PROT_WRITE,
+        _ => libc::PROT_NONE,
+    }
+}
+
+/// Map `fd` at the fixed address `va`.
+///
+/// Callers guarantee `va..va+len` lies inside one of SoftGPU's own
+/// reservations (`runtime::vmem` checks it), so MAP_FIXED replaces only
+/// memory SoftGPU reserved and no Rust reference points into.
+pub fn map_fd_fixed(va: u64, len: usize, fd: i32, offset: u64, permissions: u32) -> bool {
+    // SAFETY: see the function contract: the range is SoftGPU's reservation
+    // (PROT_NONE or a previous vmem mapping), never memory Rust references.
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            len,
+            prot(permissions),
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            offset as libc::off_t,
+        )
+    };
+    p != libc::MAP_FAILED
+}
+
+/// Turn `va..va+len` (inside a SoftGPU reservation) back into an inaccessible reservation.
+pub fn reserve_fixed(va: u64, len: usize) -> bool {
+    // SAFETY: as for `map_fd_fixed`: the caller checked the range is ours.
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    p != libc::MAP_FAILED
+}
+
+/// Change the protection of a vmem mapping (inside a SoftGPU reservation).
+pub fn protect(va: u64, len: usize, permissions: u32) -> bool {
+    // SAFETY: the caller checked the range is one of SoftGPU's vmem mappings;
+    // no Rust reference points into it.
+    unsafe { libc::mprotect(va as *mut libc::c_void, len, prot(permissions)) == 0 }
+}

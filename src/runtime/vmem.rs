@@ -1,0 +1,222 @@
+//! HIP 6.4's virtual memory management (`hsa_amd_vmem_*`) over host memory:
+//! address ranges are real reservations, physical allocations are memfd
+//! objects, mapping maps the memfd into a reservation, and shareable handles
+//! are duplicated file descriptors. Every address operation is checked
+//! against SoftGPU's own reservations first, so a bad address can never make
+//! a fixed mapping clobber the program's memory.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use super::sys;
+
+const HANDLE_TAG: u64 = 0x5347_5600_0000_0000; // "SGV"
+const TAG_MASK: u64 = 0xffff_ff00_0000_0000;
+
+#[derive(Debug)]
+struct Physical {
+    fd: i32,
+    size: u64,
+    pool: u64,
+    kind: u32,
+}
+
+#[derive(Default)]
+struct State {
+    /// base -> len of every reservation.
+    reservations: BTreeMap<u64, u64>,
+    /// handle index -> physical allocation (None once released).
+    handles: Vec<Option<Physical>>,
+    /// mapped va -> (len, handle, permissions).
+    mappings: BTreeMap<u64, (u64, u64, u32)>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(State::default))
+}
+
+/// Why a vmem call failed (mapped to HSA statuses by the export layer).
+#[derive(Debug, PartialEq, Eq)]
+pub enum VmemError {
+    InvalidArgument,
+    OutOfResources,
+}
+
+fn inside_reservation(s: &State, va: u64, len: u64) -> bool {
+    s.reservations
+        .range(..=va)
+        .next_back()
+        .is_some_and(|(&b, &l)| va >= b && va.saturating_add(len) <= b + l)
+}
+
+pub fn reserve(size: u64, align: u64) -> Result<u64, VmemError> {
+    if size == 0 || (align != 0 && !align.is_power_of_two()) {
+        return Err(VmemError::InvalidArgument);
+    }
+    let align = align.max(4096);
+    let len = size
+        .checked_next_multiple_of(4096)
+        .ok_or(VmemError::InvalidArgument)?;
+    // Over-reserve to align, then trim the ends.
+    let total = len.checked_add(align).ok_or(VmemError::InvalidArgument)?;
+    let p = sys::reserve(total as usize).ok_or(VmemError::OutOfResources)? as u64;
+    let base = p.next_multiple_of(align);
+    if base > p {
+        sys::release(p as *mut u8, (base - p) as usize);
+    }
+    let end = base + len;
+    if p + total > end {
+        sys::release(end as *mut u8, (p + total - end) as usize);
+    }
+    with(|s| s.reservations.insert(base, len));
+    Ok(base)
+}
+
+pub fn free(va: u64, size: u64) -> Result<(), VmemError> {
+    with(|s| {
+        let len = *s.reservations.get(&va).ok_or(VmemError::InvalidArgument)?;
+        if size.checked_next_multiple_of(4096) != Some(len) {
+            return Err(VmemError::InvalidArgument);
+        }
+        if s.mappings.range(va..va + len).next().is_some() {
+            return Err(VmemError::InvalidArgument); // still mapped
+        }
+        s.reservations.remove(&va);
+        sys::release(va as *mut u8, len as usize);
+        Ok(())
+    })
+}
+
+pub fn handle_create(pool: u64, size: u64, kind: u32) -> Result<u64, VmemError> {
+    if size == 0 {
+        return Err(VmemError::InvalidArgument);
+    }
+    let fd = sys::memfd(size).ok_or(VmemError::OutOfResources)?;
+    Ok(with(|s| {
+        s.handles.push(Some(Physical {
+            fd,
+            size,
+            pool,
+            kind,
+        }));
+        HANDLE_TAG | (s.handles.len() as u64 - 1)
+    }))
+}
+
+fn handle_index(h: u64) -> Option<usize> {
+    (h & TAG_MASK == HANDLE_TAG).then_some((h & !TAG_MASK) as usize)
+}
+
+pub fn handle_release(h: u64) -> Result<(), VmemError> {
+    with(|s| {
+        let slot = handle_index(h)
+            .and_then(|i| s.handles.get_mut(i))
+            .ok_or(VmemError::InvalidArgument)?;
+        let p = slot.take().ok_or(VmemError::InvalidArgument)?;
+        sys::close(p.fd);
+        Ok(())
+    })
+}
+
+/// (pool, memory type) of a physical allocation.
+pub fn handle_properties(h: u64) -> Result<(u64, u32), VmemError> {
+    with(|s| {
+        let p = handle_index(h)
+            .and_then(|i| s.handles.get(i))
+            .and_then(|p| p.as_ref())
+            .ok_or(VmemError::InvalidArgument)?;
+        Ok((p.pool, p.kind))
+    })
+}
+
+pub fn map(va: u64, size: u64, offset: u64, h: u64) -> Result<(), VmemError> {
+    with(|s| {
+        let p = handle_index(h)
+            .and_then(|i| s.handles.get(i))
+            .and_then(|p| p.as_ref())
+            .ok_or(VmemError::InvalidArgument)?;
+        if size == 0 || va % 4096 != 0 || offset % 4096 != 0 || offset.saturating_add(size) > p.size
+        {
+            return Err(VmemError::InvalidArgument);
+        }
+        if !inside_reservation(s, va, size) {
+            return Err(VmemError::InvalidArgument);
+        }
+        // Mapped but not yet accessible: access comes with set_access, as in ROCr.
+        if !sys::map_fd_fixed(va, size as usize, p.fd, offset, 0) {
+            return Err(VmemError::OutOfResources);
+        }
+        s.mappings.insert(va, (size, h, 0));
+        Ok(())
+    })
+}
+
+pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
+    with(|s| {
+        let (len, ..) = *s.mappings.get(&va).ok_or(VmemError::InvalidArgument)?;
+        if size != len {
+            return Err(VmemError::InvalidArgument);
+        }
+        // Back to an inaccessible reservation.
+        if !sys::reserve_fixed(va, len as usize) {
+            return Err(VmemError::OutOfResources);
+        }
+        s.mappings.remove(&va);
+        Ok(())
+    })
+}
+
+/// `permissions`: HSA_ACCESS_PERMISSION_NONE 0, RO 1, WO 2, RW 3 (the most
+/// permissive over all agents applies: there is one host address space).
+pub fn set_access(va: u64, size: u64, permissions: u32) -> Result<(), VmemError> {
+    with(|s| {
+        let entry = s.mappings.get_mut(&va).ok_or(VmemError::InvalidArgument)?;
+        if size != entry.0 || permissions > 3 {
+            return Err(VmemError::InvalidArgument);
+        }
+        if !sys::protect(va, size as usize, permissions) {
+            return Err(VmemError::OutOfResources);
+        }
+        entry.2 = permissions;
+        Ok(())
+    })
+}
+
+pub fn get_access(va: u64) -> Result<u32, VmemError> {
+    with(|s| {
+        s.mappings
+            .range(..=va)
+            .next_back()
+            .filter(|(b, (len, ..))| va < *b + len)
+            .map(|(_, (_, _, perm))| *perm)
+            .ok_or(VmemError::InvalidArgument)
+    })
+}
+
+/// A duplicated file descriptor the program may pass to another process.
+pub fn export(h: u64) -> Result<i32, VmemError> {
+    with(|s| {
+        let p = handle_index(h)
+            .and_then(|i| s.handles.get(i))
+            .and_then(|p| p.as_ref())
+            .ok_or(VmemError::InvalidArgument)?;
+        sys::dup(p.fd).ok_or(VmemError::OutOfResources)
+    })
+}
+
+pub fn import(fd: i32) -> Result<u64, VmemError> {
+    let size = sys::fd_size(fd).ok_or(VmemError::InvalidArgument)?;
+    let own = sys::dup(fd).ok_or(VmemError::OutOfResources)?;
+    Ok(with(|s| {
+        s.handles.push(Some(Physical {
+            fd: own,
+            size,
+            pool: 0,
+            kind: 0,
+        }));
+        HANDLE_TAG | (s.handles.len() as u64 - 1)
+    }))
+}
