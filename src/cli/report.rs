@@ -35,19 +35,7 @@ pub fn reason_codes(set: ReasonSet) -> Vec<String> {
         .collect()
 }
 
-/// A kernel descriptor symbol without `.kd`, demangled when it is an Itanium
-/// C++ name (`_Z...`), else as is.
-pub fn kernel_name(symbol: &str) -> String {
-    let base = symbol.strip_suffix(".kd").unwrap_or(symbol);
-    if base.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    base.to_string()
-}
+pub use crate::code_object::kernel_name;
 
 /// Lookups shared by every record of one capture.
 #[derive(Debug)]
