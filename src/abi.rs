@@ -209,6 +209,42 @@ pub struct BarrierOrPacket {
     pub completion_signal: HsaSignal,
 }
 
+/// `hsa_amd_packet_type_t`: the `AmdFormat` byte of an AMD vendor-specific packet.
+pub mod amd_packet_type {
+    pub const BARRIER_VALUE: u8 = 2;
+}
+
+/// `hsa_amd_barrier_value_packet_t` (hsa_ext_amd.h; 64 bytes): an AMD
+/// vendor-specific packet (header type VENDOR_SPECIFIC, `AmdFormat` 2) that
+/// holds its queue until `(signal & mask) cond value`. HIP 6.x uses it.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct AmdBarrierValuePacket {
+    /// `hsa_amd_vendor_packet_header_t`: header, AmdFormat, reserved.
+    pub header: u16,
+    pub amd_format: u8,
+    pub reserved: u8,
+    pub reserved0: u32,
+    pub signal: HsaSignal,
+    pub value: i64,
+    pub mask: i64,
+    /// `hsa_signal_condition32_t`.
+    pub cond: u32,
+    pub reserved1: u32,
+    pub reserved2: u64,
+    pub reserved3: u64,
+    pub completion_signal: HsaSignal,
+}
+
+/// `hsa_amd_vendor_packet_header_t` (the first 4 bytes of an AMD vendor packet).
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct AmdVendorHeader {
+    pub header: u16,
+    pub amd_format: u8,
+    pub reserved: u8,
+}
+
 /// `hsa_queue_t`, 64-bit large model.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -326,6 +362,14 @@ layout_table! {
         "header": header, "reserved0": reserved0, "reserved1": reserved1,
         "dep_signal": dep_signal, "reserved2": reserved2, "completion_signal": completion_signal,
     }
+    "hsa_amd_barrier_value_packet_t" => AmdBarrierValuePacket {
+        "header": header, "reserved0": reserved0, "signal": signal, "value": value,
+        "mask": mask, "cond": cond, "reserved1": reserved1, "reserved2": reserved2,
+        "reserved3": reserved3, "completion_signal": completion_signal,
+    }
+    "hsa_amd_vendor_packet_header_t" => AmdVendorHeader {
+        "header": header, "AmdFormat": amd_format, "reserved": reserved,
+    }
     "hsa_queue_t" => HsaQueue {
         "type": type_, "features": features, "base_address": base_address,
         "doorbell_signal": doorbell_signal, "size": size, "reserved1": reserved1, "id": id,
@@ -400,6 +444,10 @@ pub const CONSTANTS: &[(&str, i64)] = &[
     (
         "HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE",
         header::WIDTH_SCRELEASE_FENCE_SCOPE as i64,
+    ),
+    (
+        "HSA_AMD_PACKET_TYPE_BARRIER_VALUE",
+        amd_packet_type::BARRIER_VALUE as i64,
     ),
     ("HSA_FENCE_SCOPE_NONE", FenceScope::NONE.0 as i64),
     ("HSA_FENCE_SCOPE_AGENT", FenceScope::AGENT.0 as i64),
@@ -612,6 +660,20 @@ const _: () = {
     assert!(offset_of!(BarrierOrPacket, dep_signal) == 8);
     assert!(offset_of!(BarrierOrPacket, reserved2) == 48);
     assert!(offset_of!(BarrierOrPacket, completion_signal) == 56);
+
+    assert!(size_of::<AmdVendorHeader>() == 4);
+    assert!(offset_of!(AmdVendorHeader, amd_format) == 2);
+    assert!(size_of::<AmdBarrierValuePacket>() == AQL_PACKET_SIZE);
+    assert!(offset_of!(AmdBarrierValuePacket, amd_format) == 2);
+    assert!(offset_of!(AmdBarrierValuePacket, reserved0) == 4);
+    assert!(offset_of!(AmdBarrierValuePacket, signal) == 8);
+    assert!(offset_of!(AmdBarrierValuePacket, value) == 16);
+    assert!(offset_of!(AmdBarrierValuePacket, mask) == 24);
+    assert!(offset_of!(AmdBarrierValuePacket, cond) == 32);
+    assert!(offset_of!(AmdBarrierValuePacket, reserved1) == 36);
+    assert!(offset_of!(AmdBarrierValuePacket, reserved2) == 40);
+    assert!(offset_of!(AmdBarrierValuePacket, reserved3) == 48);
+    assert!(offset_of!(AmdBarrierValuePacket, completion_signal) == 56);
 
     assert!(size_of::<HsaQueue>() == 40);
     assert!(offset_of!(HsaQueue, type_) == 0);

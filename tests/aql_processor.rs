@@ -545,3 +545,65 @@ fn the_gate_reopens_when_a_drain_panics() {
     assert!(gate.ring(|| ran = true));
     assert!(ran);
 }
+
+fn barrier_value(signal: u64, value: i64, mask: i64, cond: u32, completion: u64) -> [u8; 64] {
+    softgpu_hsa::aql::parse::encode_barrier_value(&softgpu_hsa::abi::AmdBarrierValuePacket {
+        header: make_header(
+            PacketType::VENDOR_SPECIFIC,
+            true,
+            FenceScope::SYSTEM,
+            FenceScope::SYSTEM,
+        ),
+        amd_format: softgpu_hsa::abi::amd_packet_type::BARRIER_VALUE,
+        signal: softgpu_hsa::abi::HsaSignal { handle: signal },
+        value,
+        mask,
+        cond,
+        completion_signal: softgpu_hsa::abi::HsaSignal { handle: completion },
+        ..Default::default()
+    })
+}
+
+#[test]
+fn an_amd_barrier_value_packet_holds_the_queue_until_its_masked_condition_holds() {
+    let mut r = Rig::new(8, &[0b1010, 1]);
+    let (w, c) = (r.s.handle(0), r.s.handle(1));
+    // Wait until (w & 0b0011) == 0b0001 (condition EQ).
+    r.q.submit(&barrier_value(w, 0b0001, 0b0011, 0, c));
+    r.q.submit(&dispatch_bytes(1, 0));
+    assert_eq!(r.drain(), DrainOutcome::BlockedOnBarrier { index: 0 });
+    assert!(r.records().is_empty());
+    assert_eq!(
+        r.s.value(c),
+        1,
+        "a waiting barrier-value packet completes nothing"
+    );
+    r.s.set(w, 0b0101);
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    assert_eq!(r.records().len(), 2);
+    assert_eq!(r.records()[0].status, Status::Validated);
+    assert!(r.records()[0].reasons.is_empty());
+    assert_eq!(r.s.value(c), 0, "then it completes by a decrement of one");
+}
+
+#[test]
+fn a_barrier_value_packet_with_a_bad_condition_or_unknown_signal_is_rejected() {
+    let mut r = Rig::new(8, &[0, 1]);
+    let (w, c) = (r.s.handle(0), r.s.handle(1));
+    r.q.submit(&barrier_value(w, 0, -1, 7, c));
+    r.q.submit(&barrier_value(0xdead_0000, 0, -1, 0, c));
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    let reasons: Vec<Vec<Reason>> = r
+        .records()
+        .iter()
+        .map(|x| x.reasons.iter().collect())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            vec![Reason::BarrierValueConditionInvalid],
+            vec![Reason::DependencySignalUnknown]
+        ]
+    );
+    assert_eq!(r.s.value(c), 1);
+}

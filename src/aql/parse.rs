@@ -68,6 +68,8 @@ pub enum Reason {
     /// write/wait value). It was completed without running, so the data it
     /// would have produced does not exist.
     RuntimeBlitKernelNotExecuted = 18,
+    /// An AMD barrier-value packet whose condition is not EQ, NE, LT or GTE.
+    BarrierValueConditionInvalid = 19,
 }
 
 /// A set of [`Reason`]s as a bit mask (bit n = reason with value n).
@@ -83,6 +85,8 @@ pub enum ParsedPacket {
     KernelDispatch(crate::abi::KernelDispatchPacket),
     BarrierAnd(crate::abi::BarrierAndPacket),
     BarrierOr(crate::abi::BarrierOrPacket),
+    /// AMD vendor-specific barrier-value packet (`AmdFormat` 2, hsa_ext_amd.h).
+    BarrierValue(crate::abi::AmdBarrierValuePacket),
 }
 
 /// Field-level decode of any 64 bytes, for reports (inspect, replay, JSONL);
@@ -319,6 +323,18 @@ pub fn parse_supported_packet_with_limit(
             reasons.insert(Reason::AgentDispatchUnsupported);
             check_fence_scopes(header, &mut reasons);
         }
+        // AMD's barrier-value packet is a queue-level barrier, not work: it
+        // is honoured like BARRIER_AND/OR. Every other vendor format is rejected.
+        PacketType::VENDOR_SPECIFIC if bytes[2] == crate::abi::amd_packet_type::BARRIER_VALUE => {
+            check_fence_scopes(header, &mut reasons);
+            let p = barrier_value_from_bytes(bytes);
+            if p.cond > 3 {
+                reasons.insert(Reason::BarrierValueConditionInvalid);
+            }
+            if reasons.is_empty() {
+                return Ok(ParsedPacket::BarrierValue(p));
+            }
+        }
         PacketType::VENDOR_SPECIFIC => reasons.insert(Reason::VendorSpecificUnsupported),
         PacketType::INVALID => reasons.insert(Reason::PacketTypeInvalid),
         _ => reasons.insert(Reason::UnknownPacketType),
@@ -457,6 +473,45 @@ pub fn encode_barrier_or(p: &BarrierOrPacket) -> [u8; 64] {
     })
 }
 
+/// Encodes an AMD barrier-value packet.
+pub fn encode_barrier_value(p: &crate::abi::AmdBarrierValuePacket) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    put_u16(&mut b, 0, p.header);
+    b[2] = p.amd_format;
+    b[3] = p.reserved;
+    put_u32(&mut b, 4, p.reserved0);
+    put_u64(&mut b, 8, p.signal.handle);
+    put_u64(&mut b, 16, p.value as u64);
+    put_u64(&mut b, 24, p.mask as u64);
+    put_u32(&mut b, 32, p.cond);
+    put_u32(&mut b, 36, p.reserved1);
+    put_u64(&mut b, 40, p.reserved2);
+    put_u64(&mut b, 48, p.reserved3);
+    put_u64(&mut b, OFF_COMPLETION, p.completion_signal.handle);
+    b
+}
+
+fn barrier_value_from_bytes(bytes: &[u8; 64]) -> crate::abi::AmdBarrierValuePacket {
+    crate::abi::AmdBarrierValuePacket {
+        header: u16_at(bytes, 0),
+        amd_format: bytes[2],
+        reserved: bytes[3],
+        reserved0: u32_at(bytes, 4),
+        signal: crate::abi::HsaSignal {
+            handle: u64_at(bytes, 8),
+        },
+        value: u64_at(bytes, 16) as i64,
+        mask: u64_at(bytes, 24) as i64,
+        cond: u32_at(bytes, 32),
+        reserved1: u32_at(bytes, 36),
+        reserved2: u64_at(bytes, 40),
+        reserved3: u64_at(bytes, 48),
+        completion_signal: crate::abi::HsaSignal {
+            handle: u64_at(bytes, OFF_COMPLETION),
+        },
+    }
+}
+
 /// Encodes an agent dispatch packet (SoftGPU always rejects these; tests and
 /// fuzzers build them).
 pub fn encode_agent_dispatch(p: &AgentDispatchPacket) -> [u8; 64] {
@@ -480,6 +535,7 @@ impl ParsedPacket {
             ParsedPacket::KernelDispatch(p) => encode_kernel_dispatch(p),
             ParsedPacket::BarrierAnd(p) => encode_barrier_and(p),
             ParsedPacket::BarrierOr(p) => encode_barrier_or(p),
+            ParsedPacket::BarrierValue(p) => encode_barrier_value(p),
         }
     }
 
@@ -489,6 +545,7 @@ impl ParsedPacket {
             ParsedPacket::KernelDispatch(p) => p.header,
             ParsedPacket::BarrierAnd(p) => p.header,
             ParsedPacket::BarrierOr(p) => p.header,
+            ParsedPacket::BarrierValue(p) => p.header,
         }
     }
 
@@ -498,6 +555,7 @@ impl ParsedPacket {
             ParsedPacket::KernelDispatch(p) => p.completion_signal.handle,
             ParsedPacket::BarrierAnd(p) => p.completion_signal.handle,
             ParsedPacket::BarrierOr(p) => p.completion_signal.handle,
+            ParsedPacket::BarrierValue(p) => p.completion_signal.handle,
         }
     }
 }
@@ -524,6 +582,7 @@ impl Reason {
         Reason::CompletionSignalUnknown,
         Reason::DependencySignalUnknown,
         Reason::RuntimeBlitKernelNotExecuted,
+        Reason::BarrierValueConditionInvalid,
     ];
 
     /// The stable snake_case code.
@@ -548,6 +607,7 @@ impl Reason {
             Reason::CompletionSignalUnknown => "completion_signal_unknown",
             Reason::DependencySignalUnknown => "dependency_signal_unknown",
             Reason::RuntimeBlitKernelNotExecuted => "runtime_blit_kernel_not_executed",
+            Reason::BarrierValueConditionInvalid => "barrier_value_condition_invalid",
         }
     }
 
@@ -579,6 +639,9 @@ impl Reason {
             }
             Reason::DependencySignalUnknown => {
                 "a barrier dependency signal is not a live signal of this runtime"
+            }
+            Reason::BarrierValueConditionInvalid => {
+                "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE"
             }
             Reason::RuntimeBlitKernelNotExecuted => {
                 "finding: a HIP runtime blit kernel (__amd_rocclr_*); completed without running, so its data (memset, device-to-device copy, stream write) was not produced"

@@ -181,7 +181,7 @@ impl Processor {
                 | PacketType::BARRIER_AND
                 | PacketType::BARRIER_OR
                 | PacketType::AGENT_DISPATCH
-        );
+        ) || matches!(parsed, Ok(ParsedPacket::BarrierValue(_)));
         let completion = handle_at(raw, 56);
         if has_completion && completion != 0 && !s.is_valid(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);
@@ -189,6 +189,12 @@ impl Processor {
         let is_barrier = matches!(ty, PacketType::BARRIER_AND | PacketType::BARRIER_OR);
         if is_barrier && deps(raw).any(|h| !s.is_valid(h)) {
             reasons.insert(Reason::DependencySignalUnknown);
+        }
+        let value_signal = handle_at(raw, 8);
+        if let Ok(ParsedPacket::BarrierValue(_)) = parsed {
+            if !s.is_valid(value_signal) {
+                reasons.insert(Reason::DependencySignalUnknown);
+            }
         }
         if !reasons.is_empty() {
             return Verdict::Reject(reasons);
@@ -209,6 +215,16 @@ impl Processor {
                     }
                 }
                 any_zero || !any_dep
+            }
+            // AMD barrier-value: (signal & mask) cond value.
+            Ok(ParsedPacket::BarrierValue(p)) => {
+                let v = s.load(value_signal) & p.mask;
+                match p.cond {
+                    0 => v == p.value,
+                    1 => v != p.value,
+                    2 => v < p.value,
+                    _ => v >= p.value,
+                }
             }
             _ => true,
         };

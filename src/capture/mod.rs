@@ -148,12 +148,17 @@ impl CapturedRecord {
     }
     /// Whether this is a barrier-AND or barrier-OR packet.
     pub fn is_barrier(&self) -> bool {
-        is_barrier_type(self.packet_type())
+        is_barrier_packet(&self.raw)
     }
 }
 
-fn is_barrier_type(t: PacketType) -> bool {
-    t == PacketType::BARRIER_AND || t == PacketType::BARRIER_OR
+/// Barrier-AND, barrier-OR, and AMD's vendor-specific barrier-value packet.
+pub fn is_barrier_packet(raw: &[u8; 64]) -> bool {
+    let t = PacketType(raw[0]);
+    t == PacketType::BARRIER_AND
+        || t == PacketType::BARRIER_OR
+        || (t == PacketType::VENDOR_SPECIFIC
+            && raw[2] == crate::abi::amd_packet_type::BARRIER_VALUE)
 }
 
 /// The counts a capture ends with, and how they are defined.
@@ -174,10 +179,10 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Count one record (type from the header's low byte).
-    pub fn add(&mut self, status: Status, packet_type: PacketType) {
+    /// Count one record, classified by its raw bytes.
+    pub fn add(&mut self, status: Status, raw: &[u8; 64]) {
         self.records += 1;
-        let barrier = is_barrier_type(packet_type);
+        let barrier = is_barrier_packet(raw);
         match status {
             Status::Validated => {
                 self.validated += 1;
@@ -239,7 +244,7 @@ impl Capture {
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for r in &self.records {
-            c.add(r.status, r.packet_type());
+            c.add(r.status, &r.raw);
         }
         c
     }

@@ -412,7 +412,7 @@ impl State {
                         queue_id: rec.queue_id,
                     }));
                 }
-                self.counts.add(rec.status, rec.packet_type());
+                self.counts.add(rec.status, &rec.raw);
                 self.records.push(rec);
             }
             kind::CODE_OBJECT => self.code_object(off, payload)?,

@@ -675,7 +675,7 @@ impl WriterState {
         } else {
             KernargClass::Null
         };
-        self.counts.add(rec.status, ptype);
+        self.counts.add(rec.status, &rec.raw);
         let mut rec_out = *rec;
         if ptype == PacketType::KERNEL_DISPATCH && !self.blit_kernels.is_empty() {
             let mut ko = [0u8; 8];

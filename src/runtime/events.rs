@@ -61,9 +61,12 @@ pub fn wake() -> bool {
             .map_err(|e| tracing::error!("softgpu: cannot start the event thread: {e}"))
             .is_ok()
     });
+    // Only the WORK word: bumping the signal generation here would wake the
+    // event thread's own sleep each time it re-parks a still-blocked queue,
+    // turning a waiting barrier into a busy loop. While the thread watches
+    // signals it sleeps at most 2 ms, so new work is seen promptly either way.
     WORK.fetch_add(1, Ordering::SeqCst);
     sys::futex_wake_all(&WORK);
-    signals::notify_change();
     ok
 }
 

@@ -354,8 +354,7 @@ struct Sink<'a> {
 impl RecordSink for Sink<'_> {
     #[inline]
     fn record(&mut self, rec: &PacketRecord) {
-        let ty = rec.raw[0];
-        if ty == PacketType::BARRIER_AND.0 || ty == PacketType::BARRIER_OR.0 {
+        if crate::capture::is_barrier_packet(&rec.raw) {
             self.counts.barriers += 1;
         } else if rec.status == Status::Validated {
             self.counts.validated += 1;
