@@ -607,3 +607,13 @@ fn a_barrier_value_packet_with_a_bad_condition_or_unknown_signal_is_rejected() {
     );
     assert_eq!(r.s.value(c), 1);
 }
+
+#[test]
+fn a_barrier_value_packet_with_a_null_signal_reads_zero_and_passes_a_zero_mask() {
+    let mut r = Rig::new(8, &[1]);
+    let c = r.s.handle(0);
+    r.q.submit(&barrier_value(0, 0, 0, 0, c));
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    assert_eq!(r.records()[0].status, Status::Validated);
+    assert_eq!(r.s.value(c), 0);
+}

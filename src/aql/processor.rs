@@ -192,7 +192,9 @@ impl Processor {
         }
         let value_signal = handle_at(raw, 8);
         if let Ok(ParsedPacket::BarrierValue(_)) = parsed {
-            if !s.is_valid(value_signal) {
+            // A null signal is allowed (HIP 6.x emits such packets with mask 0
+            // as pure ordering markers); its value is taken as 0.
+            if value_signal != 0 && !s.is_valid(value_signal) {
                 reasons.insert(Reason::DependencySignalUnknown);
             }
         }
@@ -218,7 +220,11 @@ impl Processor {
             }
             // AMD barrier-value: (signal & mask) cond value.
             Ok(ParsedPacket::BarrierValue(p)) => {
-                let v = s.load(value_signal) & p.mask;
+                let v = if value_signal == 0 {
+                    0
+                } else {
+                    s.load(value_signal)
+                } & p.mask;
                 match p.cond {
                     0 => v == p.value,
                     1 => v != p.value,
