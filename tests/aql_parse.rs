@@ -452,7 +452,7 @@ fn reason_codes_are_the_snake_case_variant_names() {
 
 #[test]
 fn reason_all_is_in_numeric_order_and_round_trips_through_u8_and_code() {
-    assert_eq!(Reason::ALL.len(), 20);
+    assert_eq!(Reason::ALL.len(), 21);
     for (i, r) in Reason::ALL.iter().enumerate() {
         assert_eq!(*r as u8 as usize, i);
         assert_eq!(Reason::from_u8(i as u8), Some(*r));
@@ -487,7 +487,8 @@ fn runtime_reasons_are_exactly_the_signal_reasons_and_the_blit_finding() {
         vec![
             Reason::CompletionSignalUnknown,
             Reason::DependencySignalUnknown,
-            Reason::RuntimeBlitKernelNotExecuted
+            Reason::RuntimeBlitKernelNotExecuted,
+            Reason::GroupSegmentSizeExceedsLimit
         ]
     );
     let s = set(&[Reason::GridSizeZero, Reason::CompletionSignalUnknown]);

@@ -617,3 +617,25 @@ fn a_barrier_value_packet_with_a_null_signal_reads_zero_and_passes_a_zero_mask()
     assert_eq!(r.records()[0].status, Status::Validated);
     assert_eq!(r.s.value(c), 0);
 }
+
+#[test]
+fn a_dispatch_over_the_agents_lds_limit_is_rejected_and_one_at_the_limit_is_not() {
+    let mut r = Rig::new(8, &[1, 1]);
+    r.p = Processor::new(1024).with_lds_limit(65536);
+    let (c0, c1) = (r.s.handle(0), r.s.handle(1));
+    let mut over = valid_dispatch(64, c0);
+    over.group_segment_size = 65536 + 1024;
+    let mut at = valid_dispatch(128, c1);
+    at.group_segment_size = 65536;
+    r.q.submit(&encode_kernel_dispatch(&over));
+    r.q.submit(&encode_kernel_dispatch(&at));
+    r.drain();
+    assert_eq!(
+        r.records()[0].reasons.iter().collect::<Vec<_>>(),
+        [Reason::GroupSegmentSizeExceedsLimit]
+    );
+    assert_eq!(r.records()[0].status, Status::Rejected);
+    assert_eq!(r.s.value(c0), 1);
+    assert_eq!(r.records()[1].status, Status::Validated);
+    assert_eq!(r.s.value(c1), 0);
+}

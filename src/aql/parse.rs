@@ -70,6 +70,9 @@ pub enum Reason {
     RuntimeBlitKernelNotExecuted = 18,
     /// An AMD barrier-value packet whose condition is not EQ, NE, LT or GTE.
     BarrierValueConditionInvalid = 19,
+    /// A dispatch's group segment (static + dynamic LDS) exceeds the agent's
+    /// LDS per workgroup. Depends on the agent, so the processor checks it.
+    GroupSegmentSizeExceedsLimit = 20,
 }
 
 /// A set of [`Reason`]s as a bit mask (bit n = reason with value n).
@@ -583,6 +586,7 @@ impl Reason {
         Reason::DependencySignalUnknown,
         Reason::RuntimeBlitKernelNotExecuted,
         Reason::BarrierValueConditionInvalid,
+        Reason::GroupSegmentSizeExceedsLimit,
     ];
 
     /// The stable snake_case code.
@@ -608,6 +612,7 @@ impl Reason {
             Reason::DependencySignalUnknown => "dependency_signal_unknown",
             Reason::RuntimeBlitKernelNotExecuted => "runtime_blit_kernel_not_executed",
             Reason::BarrierValueConditionInvalid => "barrier_value_condition_invalid",
+            Reason::GroupSegmentSizeExceedsLimit => "group_segment_size_exceeds_limit",
         }
     }
 
@@ -640,6 +645,9 @@ impl Reason {
             Reason::DependencySignalUnknown => {
                 "a barrier dependency signal is not a live signal of this runtime"
             }
+            Reason::GroupSegmentSizeExceedsLimit => {
+                "the dispatch's group segment (static + dynamic LDS) exceeds the agent's LDS per workgroup"
+            }
             Reason::BarrierValueConditionInvalid => {
                 "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE"
             }
@@ -657,6 +665,7 @@ impl Reason {
             Reason::CompletionSignalUnknown
                 | Reason::DependencySignalUnknown
                 | Reason::RuntimeBlitKernelNotExecuted
+                | Reason::GroupSegmentSizeExceedsLimit
         )
     }
 
@@ -684,7 +693,8 @@ impl ReasonSet {
     pub const RUNTIME: ReasonSet = ReasonSet(
         (1 << Reason::CompletionSignalUnknown as u8)
             | (1 << Reason::DependencySignalUnknown as u8)
-            | (1 << Reason::RuntimeBlitKernelNotExecuted as u8),
+            | (1 << Reason::RuntimeBlitKernelNotExecuted as u8)
+            | (1 << Reason::GroupSegmentSizeExceedsLimit as u8),
     );
 
     pub fn insert(&mut self, r: Reason) {

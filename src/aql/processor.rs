@@ -68,6 +68,9 @@ pub enum DrainOutcome {
 #[derive(Clone, Copy, Debug)]
 pub struct Processor {
     pub max_workgroup_size: u32,
+    /// The agent's LDS limit per workgroup: a dispatch asking for more group
+    /// segment (static + dynamic LDS) is rejected. `u32::MAX` = no limit.
+    pub max_group_segment_size: u32,
 }
 
 impl Default for Processor {
@@ -89,7 +92,19 @@ enum Verdict {
 impl Processor {
     /// A processor for an agent whose largest workgroup is `max_workgroup_size`.
     pub const fn new(max_workgroup_size: u32) -> Self {
-        Processor { max_workgroup_size }
+        Processor {
+            max_workgroup_size,
+            max_group_segment_size: u32::MAX,
+        }
+    }
+
+    /// The same processor, also rejecting dispatches whose group segment
+    /// exceeds `bytes` (the agent's LDS per workgroup).
+    pub const fn with_lds_limit(self, bytes: u32) -> Self {
+        Processor {
+            max_group_segment_size: bytes,
+            ..self
+        }
     }
 
     /// Process every published packet in `[state.observed_through,
@@ -182,6 +197,11 @@ impl Processor {
                 | PacketType::BARRIER_OR
                 | PacketType::AGENT_DISPATCH
         ) || matches!(parsed, Ok(ParsedPacket::BarrierValue(_)));
+        if let Ok(ParsedPacket::KernelDispatch(p)) = parsed {
+            if p.group_segment_size > self.max_group_segment_size {
+                reasons.insert(Reason::GroupSegmentSizeExceedsLimit);
+            }
+        }
         let completion = handle_at(raw, 56);
         if has_completion && completion != 0 && !s.is_valid(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);

@@ -467,6 +467,13 @@ impl Topology {
             0x200 => return Err(InfoError::Special),
             0x201 => Info::Bool(false), // SVM_SUPPORTED: no SVM in the virtual runtime
             0x202 => Info::Bool(false),
+            0x203 => Info::Bool(false), // MWAITX_ENABLED
+            0x204 => Info::Bool(false), // DMABUF_SUPPORTED
+            // VIRTUAL_MEM_API_SUPPORTED: the hsa_amd_vmem_* functions work for
+            // callers that use them, but SoftGPU does not advertise the API, so
+            // HIP 6.4 keeps hipMallocAsync pools on ordinary allocations.
+            0x205 => Info::Bool(false),
+            0x206 => Info::Bool(false), // XNACK_ENABLED
             _ => return Err(InfoError::Unsupported),
         })
     }

@@ -33,6 +33,37 @@ use crate::config::{Config, Mode};
 use agents::Topology;
 use queues::DrainContext;
 
+/// HIP 6.4 (ROCclr) performs every host<->device copy of 16 KiB or less with
+/// its `__amd_rocclr_copyBuffer` blit kernel (its `GPU_FORCE_BLIT_COPY_SIZE`
+/// default became 16). Kernels never run under SoftGPU, so those copies would
+/// silently move nothing. With the variable at 0 HIP 6.4 uses its DMA path
+/// (`hsa_amd_memory_async_copy_on_engine`), which SoftGPU performs for real,
+/// exactly as HIP 5.2 does by default. HIP reads its flags at its first API
+/// call, before `hsa_init`, so this must happen at load time. It only fills in
+/// an unset variable: a user's own value always wins, and device-to-device
+/// copies remain blit kernels either way.
+pub const HIP_BLIT_COPY_VAR: &std::ffi::CStr = c"GPU_FORCE_BLIT_COPY_SIZE";
+
+/// The load-time constructor: sets [`HIP_BLIT_COPY_VAR`] to 0 when unset and
+/// does nothing else (no threads, no files, no allocation).
+#[cfg(not(test))]
+extern "C" fn at_load() {
+    // SAFETY: shared-library constructors run while the dynamic loader holds
+    // its lock, before the program's main and before any thread of ours
+    // exists; getenv/setenv on a NUL-terminated name and value are sound then.
+    // overwrite=0 keeps any value the user set.
+    unsafe {
+        if libc::getenv(HIP_BLIT_COPY_VAR.as_ptr()).is_null() {
+            libc::setenv(HIP_BLIT_COPY_VAR.as_ptr(), c"0".as_ptr(), 0);
+        }
+    }
+}
+
+#[cfg(not(test))]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static AT_LOAD: extern "C" fn() = at_load;
+
 /// One initialised runtime instance.
 pub struct Runtime {
     pub config: Config,
@@ -192,12 +223,18 @@ fn build() -> Result<Runtime, HsaStatus> {
         .map(|d| d.facts.workgroup_max_size.value as u32)
         .min()
         .unwrap_or(1024);
+    let max_lds = topo
+        .gpus
+        .iter()
+        .map(|d| d.facts.lds_bytes_per_workgroup.value as u32)
+        .min()
+        .unwrap_or(65536);
     let completion = config.completion;
     Ok(Runtime {
         config,
         topo,
         ctx: DrainContext {
-            processor: Processor::new(max_wg),
+            processor: Processor::new(max_wg).with_lds_limit(max_lds),
             completion,
         },
         capture,
