@@ -1397,3 +1397,40 @@ fn every_contract_program_also_passes_with_deferred_completion_on_a_separate_thr
         assert!(c.complete, "{name}: capture incomplete");
     }
 }
+
+#[test]
+fn loading_the_shim_into_a_program_that_never_calls_hsa_init_starts_no_thread_and_writes_no_file() {
+    let dir = work_dir("inert");
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let _ = std::fs::remove_file(e.path());
+    }
+    // A shell (what `softgpu run` and `system()` start) counts its own threads.
+    let out = Command::new("sh")
+        .args(["-c", "ls /proc/self/task | wc -l; ls -A"])
+        .current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env_remove("SOFTGPU_CAPTURE")
+        .env_remove("SOFTGPU_LOG_FILE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut lines = stdout.lines();
+    // `ls` runs in its own process: its task count is that child's, also preloaded.
+    assert_eq!(
+        lines.next(),
+        Some("1"),
+        "a preloaded process without hsa_init must stay single-threaded"
+    );
+    assert_eq!(
+        lines.next(),
+        None,
+        "no file may appear in the working directory: {stdout}"
+    );
+    assert!(
+        stderr.is_empty(),
+        "nothing may be printed (no summary without hsa_init): {stderr}"
+    );
+}
