@@ -452,7 +452,7 @@ fn reason_codes_are_the_snake_case_variant_names() {
 
 #[test]
 fn reason_all_is_in_numeric_order_and_round_trips_through_u8_and_code() {
-    assert_eq!(Reason::ALL.len(), 21);
+    assert_eq!(Reason::ALL.len(), 28);
     for (i, r) in Reason::ALL.iter().enumerate() {
         assert_eq!(*r as u8 as usize, i);
         assert_eq!(Reason::from_u8(i as u8), Some(*r));
@@ -476,7 +476,7 @@ fn reason_set_iterates_in_numeric_order_and_skips_unknown_bits() {
 }
 
 #[test]
-fn runtime_reasons_are_exactly_the_signal_reasons_and_the_blit_finding() {
+fn runtime_reasons_are_exactly_those_needing_the_runtimes_tables_or_agent() {
     let runtime: Vec<Reason> = Reason::ALL
         .iter()
         .copied()
@@ -488,7 +488,14 @@ fn runtime_reasons_are_exactly_the_signal_reasons_and_the_blit_finding() {
             Reason::CompletionSignalUnknown,
             Reason::DependencySignalUnknown,
             Reason::RuntimeBlitKernelNotExecuted,
-            Reason::GroupSegmentSizeExceedsLimit
+            Reason::GroupSegmentSizeExceedsLimit,
+            Reason::UnknownKernelObject,
+            Reason::WorkgroupSizeExceedsKernelMax,
+            Reason::WorkgroupSizeDiffersFromRequired,
+            Reason::GroupSegmentSizeBelowStatic,
+            Reason::PrivateSegmentSizeBelowStatic,
+            Reason::KernargAddressNull,
+            Reason::KernelObjectWrongAgent
         ]
     );
     let s = set(&[Reason::GridSizeZero, Reason::CompletionSignalUnknown]);

@@ -355,7 +355,9 @@ impl Want {
     /// A validated dispatch with kernargs from the shim's pool and no findings.
     fn dispatch(dims: u64, grid: [u64; 3], workgroup: [u64; 3], kobj: usize) -> Want {
         Want {
-            reasons: Some(vec![]),
+            // The programs' kernel objects are fake (no code object is loaded),
+            // so every validated dispatch carries this finding.
+            reasons: Some(vec!["unknown_kernel_object"]),
             dims: Some(dims),
             grid: Some(grid),
             workgroup: Some(workgroup),

@@ -111,6 +111,46 @@ pub trait SignalOps {
     fn complete(&self, handle: u64);
 }
 
+/// What the runtime knows about a loaded kernel, for validating dispatches
+/// against it (from the kernel descriptor and the code object's metadata).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct KernelInfo {
+    /// Index of the agent the code object was loaded for.
+    pub agent: u32,
+    pub kernarg_size: u32,
+    /// Static LDS and scratch per work-item.
+    pub group_segment_fixed_size: u32,
+    pub private_segment_fixed_size: u32,
+    /// 0 when the metadata does not say.
+    pub max_flat_workgroup_size: u32,
+    pub reqd_workgroup_size: Option<[u32; 3]>,
+}
+
+/// The result of looking a kernel object up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum KernelLookup {
+    /// No kernel table: dispatches are validated on their own bytes only.
+    NotTracked,
+    /// The runtime tracks kernels and this object is not one of them.
+    Unknown,
+    Known(KernelInfo),
+}
+
+/// Kernel objects as the processor sees them.
+pub trait KernelTable {
+    fn lookup(&self, kernel_object: u64) -> KernelLookup;
+}
+
+/// No kernel table (mock queues, tests, replay).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoKernels;
+
+impl KernelTable for NoKernels {
+    fn lookup(&self, _kernel_object: u64) -> KernelLookup {
+        KernelLookup::NotTracked
+    }
+}
+
 /// Where records go, and the clock and thread identity to stamp them with.
 pub trait RecordSink {
     /// Accept one record. May block (back-pressure) but never drops.

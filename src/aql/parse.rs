@@ -73,6 +73,21 @@ pub enum Reason {
     /// A dispatch's group segment (static + dynamic LDS) exceeds the agent's
     /// LDS per workgroup. Depends on the agent, so the processor checks it.
     GroupSegmentSizeExceedsLimit = 20,
+    /// Finding, not a reject: the runtime tracks loaded kernels and this
+    /// kernel object is not one of them (checked on its own bytes only).
+    UnknownKernelObject = 21,
+    /// The workgroup has more work-items than the kernel's max flat workgroup size.
+    WorkgroupSizeExceedsKernelMax = 22,
+    /// The kernel requires a workgroup size (`reqd_work_group_size`) and this differs.
+    WorkgroupSizeDiffersFromRequired = 23,
+    /// `group_segment_size` is less than the kernel's static LDS.
+    GroupSegmentSizeBelowStatic = 24,
+    /// `private_segment_size` is less than the kernel's static scratch.
+    PrivateSegmentSizeBelowStatic = 25,
+    /// The kernel takes arguments and the kernarg address is null.
+    KernargAddressNull = 26,
+    /// The kernel object was loaded for another agent than the queue's.
+    KernelObjectWrongAgent = 27,
 }
 
 /// A set of [`Reason`]s as a bit mask (bit n = reason with value n).
@@ -587,6 +602,13 @@ impl Reason {
         Reason::RuntimeBlitKernelNotExecuted,
         Reason::BarrierValueConditionInvalid,
         Reason::GroupSegmentSizeExceedsLimit,
+        Reason::UnknownKernelObject,
+        Reason::WorkgroupSizeExceedsKernelMax,
+        Reason::WorkgroupSizeDiffersFromRequired,
+        Reason::GroupSegmentSizeBelowStatic,
+        Reason::PrivateSegmentSizeBelowStatic,
+        Reason::KernargAddressNull,
+        Reason::KernelObjectWrongAgent,
     ];
 
     /// The stable snake_case code.
@@ -613,6 +635,13 @@ impl Reason {
             Reason::RuntimeBlitKernelNotExecuted => "runtime_blit_kernel_not_executed",
             Reason::BarrierValueConditionInvalid => "barrier_value_condition_invalid",
             Reason::GroupSegmentSizeExceedsLimit => "group_segment_size_exceeds_limit",
+            Reason::UnknownKernelObject => "unknown_kernel_object",
+            Reason::WorkgroupSizeExceedsKernelMax => "workgroup_size_exceeds_kernel_max",
+            Reason::WorkgroupSizeDiffersFromRequired => "workgroup_size_differs_from_required",
+            Reason::GroupSegmentSizeBelowStatic => "group_segment_size_below_static",
+            Reason::PrivateSegmentSizeBelowStatic => "private_segment_size_below_static",
+            Reason::KernargAddressNull => "kernarg_address_null",
+            Reason::KernelObjectWrongAgent => "kernel_object_wrong_agent",
         }
     }
 
@@ -645,6 +674,27 @@ impl Reason {
             Reason::DependencySignalUnknown => {
                 "a barrier dependency signal is not a live signal of this runtime"
             }
+            Reason::UnknownKernelObject => {
+                "finding: the kernel object is not a kernel the runtime loaded; the dispatch was checked on its bytes only"
+            }
+            Reason::WorkgroupSizeExceedsKernelMax => {
+                "the workgroup has more work-items than the kernel's max flat workgroup size"
+            }
+            Reason::WorkgroupSizeDiffersFromRequired => {
+                "the workgroup size differs from the kernel's required workgroup size"
+            }
+            Reason::GroupSegmentSizeBelowStatic => {
+                "group_segment_size is less than the kernel's static LDS"
+            }
+            Reason::PrivateSegmentSizeBelowStatic => {
+                "private_segment_size is less than the kernel's static scratch"
+            }
+            Reason::KernargAddressNull => {
+                "the kernel takes arguments but the kernarg address is null"
+            }
+            Reason::KernelObjectWrongAgent => {
+                "the kernel object was loaded for another agent than the one owning the queue"
+            }
             Reason::GroupSegmentSizeExceedsLimit => {
                 "the dispatch's group segment (static + dynamic LDS) exceeds the agent's LDS per workgroup"
             }
@@ -666,6 +716,13 @@ impl Reason {
                 | Reason::DependencySignalUnknown
                 | Reason::RuntimeBlitKernelNotExecuted
                 | Reason::GroupSegmentSizeExceedsLimit
+                | Reason::UnknownKernelObject
+                | Reason::WorkgroupSizeExceedsKernelMax
+                | Reason::WorkgroupSizeDiffersFromRequired
+                | Reason::GroupSegmentSizeBelowStatic
+                | Reason::PrivateSegmentSizeBelowStatic
+                | Reason::KernargAddressNull
+                | Reason::KernelObjectWrongAgent
         )
     }
 
@@ -694,7 +751,14 @@ impl ReasonSet {
         (1 << Reason::CompletionSignalUnknown as u8)
             | (1 << Reason::DependencySignalUnknown as u8)
             | (1 << Reason::RuntimeBlitKernelNotExecuted as u8)
-            | (1 << Reason::GroupSegmentSizeExceedsLimit as u8),
+            | (1 << Reason::GroupSegmentSizeExceedsLimit as u8)
+            | (1 << Reason::UnknownKernelObject as u8)
+            | (1 << Reason::WorkgroupSizeExceedsKernelMax as u8)
+            | (1 << Reason::WorkgroupSizeDiffersFromRequired as u8)
+            | (1 << Reason::GroupSegmentSizeBelowStatic as u8)
+            | (1 << Reason::PrivateSegmentSizeBelowStatic as u8)
+            | (1 << Reason::KernargAddressNull as u8)
+            | (1 << Reason::KernelObjectWrongAgent as u8),
     );
 
     pub fn insert(&mut self, r: Reason) {

@@ -32,7 +32,10 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use super::parse::{
     ParsedPacket, Reason, ReasonSet, header_type, parse_supported_packet_with_limit,
 };
-use super::{MAX_WORKGROUP_SIZE, PacketRecord, QueueMemory, RecordSink, SignalOps, Status};
+use super::{
+    KernelInfo, KernelLookup, KernelTable, MAX_WORKGROUP_SIZE, NoKernels, PacketRecord,
+    QueueMemory, RecordSink, SignalOps, Status,
+};
 use crate::abi::PacketType;
 
 /// The header the processor stores into a slot it has finished with: type
@@ -81,8 +84,12 @@ impl Default for Processor {
 
 /// What to do with one published packet.
 enum Verdict {
-    /// Valid and ready: record, then complete this signal (0 = none).
-    Complete { completion_signal: u64 },
+    /// Valid and ready: record (with any non-fatal findings), then complete
+    /// this signal (0 = none).
+    Complete {
+        completion_signal: u64,
+        findings: ReasonSet,
+    },
     /// Invalid: record with these reasons; leave every signal alone.
     Reject(ReasonSet),
     /// A valid barrier whose dependencies are not satisfied yet.
@@ -125,6 +132,29 @@ impl Processor {
         S: SignalOps + ?Sized,
         K: RecordSink + ?Sized,
     {
+        self.drain_with(state, queue_id, 0, q, s, &NoKernels, sink)
+    }
+
+    /// [`Processor::drain`] with a kernel table: each dispatch is also checked
+    /// against its kernel's descriptor and metadata, and against the agent
+    /// (`agent`) that owns the queue.
+    #[allow(clippy::too_many_arguments)]
+    pub fn drain_with<Q, S, T, K>(
+        &self,
+        state: &mut QueueState,
+        queue_id: u64,
+        agent: u32,
+        q: &Q,
+        s: &S,
+        kernels: &T,
+        sink: &mut K,
+    ) -> DrainOutcome
+    where
+        Q: QueueMemory + ?Sized,
+        S: SignalOps + ?Sized,
+        T: KernelTable + ?Sized,
+        K: RecordSink + ?Sized,
+    {
         let write_index = q.load_write_index();
         let mut thread = None;
         // Within one drain the processor goes straight from finishing one packet
@@ -148,15 +178,16 @@ impl Processor {
                 },
             };
             let raw = q.read_packet(index);
-            let (status, reasons, completion_signal) = match self.judge(&raw, s) {
+            let (status, reasons, completion_signal) = match self.judge(&raw, s, agent, kernels) {
                 Verdict::Wait => {
                     state.pending_observed_ns = Some(observed_ns);
                     state.barrier_waits += 1;
                     return DrainOutcome::BlockedOnBarrier { index };
                 }
-                Verdict::Complete { completion_signal } => {
-                    (Status::Validated, ReasonSet::EMPTY, completion_signal)
-                }
+                Verdict::Complete {
+                    completion_signal,
+                    findings,
+                } => (Status::Validated, findings, completion_signal),
                 Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
             };
             let thread = *thread.get_or_insert_with(|| sink.thread_id());
@@ -183,7 +214,14 @@ impl Processor {
         DrainOutcome::Idle
     }
 
-    fn judge<S: SignalOps + ?Sized>(&self, raw: &[u8; 64], s: &S) -> Verdict {
+    fn judge<S: SignalOps + ?Sized, T: KernelTable + ?Sized>(
+        &self,
+        raw: &[u8; 64],
+        s: &S,
+        agent: u32,
+        kernels: &T,
+    ) -> Verdict {
+        let mut findings = ReasonSet::EMPTY;
         let parsed = parse_supported_packet_with_limit(raw, self.max_workgroup_size);
         let mut reasons = match parsed {
             Ok(_) => ReasonSet::EMPTY,
@@ -200,6 +238,11 @@ impl Processor {
         if let Ok(ParsedPacket::KernelDispatch(p)) = parsed {
             if p.group_segment_size > self.max_group_segment_size {
                 reasons.insert(Reason::GroupSegmentSizeExceedsLimit);
+            }
+            match kernels.lookup(p.kernel_object) {
+                KernelLookup::NotTracked => {}
+                KernelLookup::Unknown => findings.insert(Reason::UnknownKernelObject),
+                KernelLookup::Known(k) => check_against_kernel(&p, &k, agent, &mut reasons),
             }
         }
         let completion = handle_at(raw, 56);
@@ -257,10 +300,46 @@ impl Processor {
         if ready {
             Verdict::Complete {
                 completion_signal: completion,
+                findings,
             }
         } else {
             Verdict::Wait
         }
+    }
+}
+
+/// A dispatch checked against the kernel it names.
+fn check_against_kernel(
+    p: &crate::abi::KernelDispatchPacket,
+    k: &KernelInfo,
+    agent: u32,
+    reasons: &mut ReasonSet,
+) {
+    let wg = [
+        u32::from(p.workgroup_size_x),
+        u32::from(p.workgroup_size_y),
+        u32::from(p.workgroup_size_z),
+    ];
+    let product = wg[0].saturating_mul(wg[1]).saturating_mul(wg[2]);
+    if k.max_flat_workgroup_size != 0 && product > k.max_flat_workgroup_size {
+        reasons.insert(Reason::WorkgroupSizeExceedsKernelMax);
+    }
+    if let Some(req) = k.reqd_workgroup_size {
+        if req != wg {
+            reasons.insert(Reason::WorkgroupSizeDiffersFromRequired);
+        }
+    }
+    if p.group_segment_size < k.group_segment_fixed_size {
+        reasons.insert(Reason::GroupSegmentSizeBelowStatic);
+    }
+    if p.private_segment_size < k.private_segment_fixed_size {
+        reasons.insert(Reason::PrivateSegmentSizeBelowStatic);
+    }
+    if k.kernarg_size > 0 && p.kernarg_address == 0 {
+        reasons.insert(Reason::KernargAddressNull);
+    }
+    if k.agent != agent {
+        reasons.insert(Reason::KernelObjectWrongAgent);
     }
 }
 

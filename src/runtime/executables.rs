@@ -52,6 +52,20 @@ struct ExecutableState {
 static READERS: Mutex<Vec<Option<Arc<Vec<u8>>>>> = Mutex::new(Vec::new());
 static EXECUTABLES: Mutex<Vec<ExecutableState>> = Mutex::new(Vec::new());
 static SYMBOLS: RwLock<Vec<SymbolEntry>> = RwLock::new(Vec::new());
+/// Every loaded kernel, by kernel object (loaded kernel descriptor address).
+/// Only grows: images are never unloaded, so an entry never goes stale.
+static KERNELS: RwLock<Option<std::collections::HashMap<u64, crate::aql::KernelInfo>>> =
+    RwLock::new(None);
+
+/// The kernel loaded at `kernel_object`, if any.
+pub fn kernel_info(kernel_object: u64) -> Option<crate::aql::KernelInfo> {
+    KERNELS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(|m| m.get(&kernel_object).copied())
+}
+
 /// Loaded images: (base, size, executable handle).
 static IMAGES: RwLock<Vec<(u64, u64, u64)>> = RwLock::new(Vec::new());
 
@@ -208,6 +222,32 @@ pub fn load(
         .filter(|e| e.kind == SymbolKind::Kernel)
         .map(|e| (e.address, e.name.clone()))
         .collect();
+    {
+        let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
+        let map = k.get_or_insert_with(Default::default);
+        for e in entries.iter().filter(|e| e.kind == SymbolKind::Kernel) {
+            let md = co.metadata().and_then(|m| m.kernel(&e.name));
+            let kd = e.kd.unwrap_or_default();
+            map.insert(
+                e.address,
+                crate::aql::KernelInfo {
+                    agent: agent_index as u32,
+                    kernarg_size: e.kernarg_size,
+                    group_segment_fixed_size: md.map_or(kd.group_segment_fixed_size, |m| {
+                        m.group_segment_fixed_size as u32
+                    }),
+                    private_segment_fixed_size: md.map_or(kd.private_segment_fixed_size, |m| {
+                        m.private_segment_fixed_size as u32
+                    }),
+                    max_flat_workgroup_size: md.and_then(|m| m.max_flat_workgroup_size).unwrap_or(0)
+                        as u32,
+                    reqd_workgroup_size: md
+                        .and_then(|m| m.reqd_workgroup_size)
+                        .map(|r| [r[0] as u32, r[1] as u32, r[2] as u32]),
+                },
+            );
+        }
+    }
     let indices = {
         let mut all = SYMBOLS.write().unwrap_or_else(|e| e.into_inner());
         let first = all.len();

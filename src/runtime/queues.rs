@@ -127,7 +127,41 @@ pub struct Counts {
     pub stalls: u64,
 }
 
+/// A small direct-mapped cache of kernel lookups, per queue, so the doorbell
+/// path reads the global kernel table (behind a lock) only on a miss. Only
+/// hits are cached: kernels are never unloaded, so a hit never goes stale.
+struct KernelCache {
+    slots: [(u64, crate::aql::KernelInfo); 64],
+}
+
+impl KernelCache {
+    fn new() -> Self {
+        KernelCache {
+            slots: [(0, crate::aql::KernelInfo::default()); 64],
+        }
+    }
+}
+
+impl crate::aql::KernelTable for std::cell::RefCell<&mut KernelCache> {
+    fn lookup(&self, kernel_object: u64) -> crate::aql::KernelLookup {
+        let i = ((kernel_object >> 6) & 63) as usize;
+        let mut cache = self.borrow_mut();
+        let slot = &mut cache.slots[i];
+        if slot.0 == kernel_object && kernel_object != 0 {
+            return crate::aql::KernelLookup::Known(slot.1);
+        }
+        match super::executables::kernel_info(kernel_object) {
+            Some(k) => {
+                *slot = (kernel_object, k);
+                crate::aql::KernelLookup::Known(k)
+            }
+            None => crate::aql::KernelLookup::Unknown,
+        }
+    }
+}
+
 struct DrainSide {
+    kernels: Box<KernelCache>,
     state: QueueState,
     producer: Option<QueueProducer>,
     counts: Counts,
@@ -245,6 +279,7 @@ pub fn create(
         dead: AtomicBool::new(false),
         blocked: AtomicBool::new(false),
         drain: Mutex::new(DrainSide {
+            kernels: Box::new(KernelCache::new()),
             state: QueueState::default(),
             producer: producer(queue_id),
             counts: Counts::default(),
@@ -434,13 +469,16 @@ impl VirtualQueue {
             counts: &mut side.counts,
             tid: sys::gettid(),
         };
-        let outcome = ctx.processor.drain(
+        let kernels = std::cell::RefCell::new(&mut *side.kernels);
+        let outcome = ctx.processor.drain_with(
             &mut side.state,
             self.queue_id,
+            self.agent_index,
             &(self, ring),
             &RuntimeSignals {
                 completion: ctx.completion,
             },
+            &kernels,
             &mut sink,
         );
         if side.state.stalls != stalls_before {
