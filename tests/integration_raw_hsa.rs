@@ -1436,3 +1436,147 @@ fn loading_the_shim_into_a_program_that_never_calls_hsa_init_starts_no_thread_an
         "nothing may be printed (no summary without hsa_init): {stderr}"
     );
 }
+
+/// Build the code objects kernel_checks.c loads: HIP kernels with `hipcc
+/// --genco` (plain ELF, no bundle) and an OpenCL kernel with a required
+/// workgroup size (HIP has no such attribute) with clang and ld.lld.
+fn kernel_check_code_objects() -> (PathBuf, PathBuf) {
+    let dir = work_dir("kernel_checks");
+    let kernels = dir.join("kernels.hsaco");
+    let out = Command::new("hipcc")
+        .args([
+            "--genco",
+            "--offload-arch=gfx90a",
+            "--no-gpu-bundle-output",
+            "-O1",
+            "-o",
+        ])
+        .arg(&kernels)
+        .arg(repo().join("integration/kernel_checks_kernels.hip"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run hipcc: {e}; {SETUP_HINT}"));
+    assert!(
+        out.status.success(),
+        "hipcc --genco failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let llvm = Path::new("/usr/lib/llvm-15/bin");
+    let obj = dir.join("reqd.o");
+    let out = Command::new(llvm.join("clang"))
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx90a",
+            "-nogpulib",
+            "-O1",
+            "-c",
+            "-o",
+        ])
+        .arg(&obj)
+        .arg(repo().join("integration/kernel_checks_reqd.cl"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run clang (comes with hipcc): {e}; {SETUP_HINT}"));
+    assert!(
+        out.status.success(),
+        "clang -x cl failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqd = dir.join("reqd.hsaco");
+    let out = Command::new(llvm.join("ld.lld"))
+        .arg("-shared")
+        .arg("-o")
+        .arg(&reqd)
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ld.lld failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (kernels, reqd)
+}
+
+#[test]
+fn dispatches_are_checked_against_the_kernel_they_name_with_one_reason_per_rule() {
+    let (kernels, reqd) = kernel_check_code_objects();
+    let dir = work_dir("kernel_checks");
+    let cap = dir.join("kernel_checks.sgcap");
+    let _ = std::fs::remove_file(&cap);
+    let exe = compile("kernel_checks");
+    let out = Command::new(&exe)
+        .arg(&kernels)
+        .arg(&reqd)
+        .current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env("SOFTGPU_CAPTURE", &cap)
+        .env("SOFTGPU_MODE", "virtual")
+        .env("SOFTGPU_TARGET", "gfx90a,gfx90a")
+        .env("SOFTGPU_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "kernel_checks failed\n{stdout}\n{stderr}"
+    );
+    let inspect = Command::new(cli())
+        .args(["inspect", cap.to_str().unwrap(), "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(inspect.status.success());
+    let recs: Vec<Value> = String::from_utf8_lossy(&inspect.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let want: &[(&str, &[&str], &str)] = &[
+        ("validated", &[], "k_max64"),
+        (
+            "rejected",
+            &["workgroup_size_exceeds_kernel_max"],
+            "k_max64",
+        ),
+        ("validated", &[], "k_reqd32"),
+        (
+            "rejected",
+            &["workgroup_size_differs_from_required"],
+            "k_reqd32",
+        ),
+        ("validated", &[], "k_lds"),
+        ("rejected", &["group_segment_size_below_static"], "k_lds"),
+        ("validated", &[], "k_private"),
+        (
+            "rejected",
+            &["private_segment_size_below_static"],
+            "k_private",
+        ),
+        ("validated", &[], "k_args"),
+        ("rejected", &["kernarg_address_null"], "k_args"),
+        ("validated", &["unknown_kernel_object"], ""),
+        ("rejected", &["kernel_object_wrong_agent"], "k_args"),
+    ];
+    assert_eq!(recs.len(), want.len(), "{stdout}");
+    for (i, (r, (status, reasons, name))) in recs.iter().zip(want).enumerate() {
+        assert_eq!(r["status"], *status, "record {i}: {r}");
+        let got: Vec<&str> = r["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(&got, reasons, "record {i}: {r}");
+        if name.is_empty() {
+            assert!(
+                r["kernel_name"].is_null(),
+                "record {i}: a fake kernel object has no name"
+            );
+        } else {
+            assert_eq!(r["kernel_name"], *name, "record {i}: {r}");
+        }
+    }
+}

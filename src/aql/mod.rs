@@ -124,6 +124,11 @@ pub struct KernelInfo {
     /// 0 when the metadata does not say.
     pub max_flat_workgroup_size: u32,
     pub reqd_workgroup_size: Option<[u32; 3]>,
+    /// One of the HIP runtime's own blit kernels (`__amd_rocclr_*`): the
+    /// program cannot choose how the runtime launches it, so a violation of
+    /// its metadata is recorded as a finding instead of rejecting the packet
+    /// (which would leave HIP waiting on its completion forever).
+    pub runtime_blit: bool,
 }
 
 /// The result of looking a kernel object up.

@@ -242,6 +242,9 @@ impl Processor {
             match kernels.lookup(p.kernel_object) {
                 KernelLookup::NotTracked => {}
                 KernelLookup::Unknown => findings.insert(Reason::UnknownKernelObject),
+                KernelLookup::Known(k) if k.runtime_blit => {
+                    check_against_kernel(&p, &k, agent, &mut findings)
+                }
                 KernelLookup::Known(k) => check_against_kernel(&p, &k, agent, &mut reasons),
             }
         }

@@ -23,7 +23,9 @@ mod ring;
 mod writer;
 
 pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
-pub use writer::{CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions};
+pub use writer::{
+    CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions, is_runtime_blit_kernel,
+};
 
 use std::path::PathBuf;
 

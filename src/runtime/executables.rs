@@ -244,6 +244,7 @@ pub fn load(
                     reqd_workgroup_size: md
                         .and_then(|m| m.reqd_workgroup_size)
                         .map(|r| [r[0] as u32, r[1] as u32, r[2] as u32]),
+                    runtime_blit: crate::capture::is_runtime_blit_kernel(&e.name),
                 },
             );
         }
