@@ -30,6 +30,8 @@ pub const SHF_ALLOC: u64 = 0x2;
 pub const SHN_UNDEF: u16 = 0;
 pub const SHN_LORESERVE: u16 = 0xff00;
 pub const SHN_ABS: u16 = 0xfff1;
+/// `e_shstrndx` escape: the index is section 0's `sh_link`.
+pub const SHN_XINDEX: u16 = 0xffff;
 
 pub const STB_LOCAL: u8 = 0;
 pub const STB_WEAK: u8 = 2;
@@ -185,6 +187,7 @@ pub struct FileHeader {
     pub e_phnum: u16,
     pub e_shentsize: u16,
     pub e_shnum: u16,
+    pub e_shstrndx: u16,
 }
 
 impl FileHeader {
@@ -203,6 +206,7 @@ impl FileHeader {
         let e_phnum = f.u16();
         let e_shentsize = f.u16();
         let e_shnum = f.u16();
+        let e_shstrndx = f.u16();
         FileHeader {
             ident,
             e_type,
@@ -215,6 +219,7 @@ impl FileHeader {
             e_phnum,
             e_shentsize,
             e_shnum,
+            e_shstrndx,
         }
     }
 }
@@ -257,6 +262,8 @@ impl ProgramHeader {
 /// A section header (`Elf64_Shdr`).
 #[derive(Clone, Copy, Debug)]
 pub struct SectionHeader {
+    /// Offset of the name in the section name string table.
+    pub sh_name: u32,
     pub sh_type: u32,
     pub sh_flags: u64,
     pub sh_offset: u64,
@@ -269,7 +276,7 @@ pub struct SectionHeader {
 impl SectionHeader {
     pub fn read(b: &[u8; SHDR_SIZE]) -> Self {
         let mut f = Fields::new(b);
-        let _sh_name = f.u32();
+        let sh_name = f.u32();
         let sh_type = f.u32();
         let sh_flags = f.u64();
         let _sh_addr = f.u64();
@@ -280,6 +287,7 @@ impl SectionHeader {
         let sh_addralign = f.u64();
         let sh_entsize = f.u64();
         SectionHeader {
+            sh_name,
             sh_type,
             sh_flags,
             sh_offset,

@@ -123,6 +123,21 @@ pub enum CodeObjectError {
     },
 }
 
+impl CodeObjectError {
+    /// The byte offset into the code object's file that this error names, for
+    /// the variants that name one (image and MessagePack offsets are not).
+    pub fn file_offset(&self) -> Option<u64> {
+        use CodeObjectError::*;
+        match self {
+            Truncated { offset, .. }
+            | SegmentOutOfBounds { offset, .. }
+            | BadSectionHeader { offset, .. }
+            | BadNote { offset } => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for CodeObjectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use CodeObjectError::*;

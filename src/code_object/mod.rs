@@ -22,11 +22,12 @@
 //! [`CodeObject::metadata_error`], so the loader can still fail closed on it
 //! if it chooses to.
 
+pub mod bundle;
 mod elf;
 mod error;
 mod kd;
 mod metadata;
-mod msgpack;
+pub mod msgpack;
 
 use std::collections::HashMap;
 
@@ -68,6 +69,56 @@ pub const MAX_METADATA_ITEMS: usize = 4 << 20;
 
 /// `e_flags` `EF_AMDGPU_MACH` value of gfx90a.
 pub const MACH_GFX90A: u32 = 0x3f;
+
+/// The processor an `EF_AMDGPU_MACH` value names, from LLVM's
+/// `BinaryFormat/ELF.h` (every AMDGCN value up to gfx942).
+pub fn processor_name(mach: u32) -> Option<&'static str> {
+    Some(match mach {
+        0x20 => "gfx600",
+        0x21 => "gfx601",
+        0x22 => "gfx700",
+        0x23 => "gfx701",
+        0x24 => "gfx702",
+        0x25 => "gfx703",
+        0x26 => "gfx704",
+        0x28 => "gfx801",
+        0x29 => "gfx802",
+        0x2a => "gfx803",
+        0x2b => "gfx810",
+        0x2c => "gfx900",
+        0x2d => "gfx902",
+        0x2e => "gfx904",
+        0x2f => "gfx906",
+        0x30 => "gfx908",
+        0x31 => "gfx909",
+        0x32 => "gfx90c",
+        0x33 => "gfx1010",
+        0x34 => "gfx1011",
+        0x35 => "gfx1012",
+        0x36 => "gfx1030",
+        0x37 => "gfx1031",
+        0x38 => "gfx1032",
+        0x39 => "gfx1033",
+        0x3a => "gfx602",
+        0x3b => "gfx705",
+        0x3c => "gfx805",
+        0x3d => "gfx1035",
+        0x3e => "gfx1034",
+        0x3f => "gfx90a",
+        0x40 => "gfx940",
+        0x41 => "gfx1100",
+        0x42 => "gfx1013",
+        0x43 => "gfx1150",
+        0x44 => "gfx1103",
+        0x45 => "gfx1036",
+        0x46 => "gfx1101",
+        0x47 => "gfx1102",
+        0x4a => "gfx1151",
+        0x4b => "gfx941",
+        0x4c => "gfx942",
+        _ => return None,
+    })
+}
 
 /// A target feature setting from `e_flags`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -791,6 +842,25 @@ fn find_note(
 }
 
 impl CodeObject {
+    /// The target id `e_flags` describe: the processor, then `:sramecc+`/`-`
+    /// and `:xnack+`/`-` for features set on or off (code object v4+; v3
+    /// cannot tell off from unsupported, so it gets none), e.g.
+    /// `gfx90a:sramecc+:xnack-`. `None` for a processor [`processor_name`]
+    /// does not know.
+    pub fn target_id(&self) -> Option<String> {
+        let mut id = processor_name(self.mach)?.to_owned();
+        if self.abi_version >= 2 {
+            for (name, f) in [("sramecc", self.sramecc), ("xnack", self.xnack)] {
+                match f {
+                    Feature::On => id.push_str(&format!(":{name}+")),
+                    Feature::Off => id.push_str(&format!(":{name}-")),
+                    Feature::Any | Feature::Unsupported => {}
+                }
+            }
+        }
+        Some(id)
+    }
+
     /// Code object version: 3, 4, 5 or 6.
     pub fn code_object_version(&self) -> u8 {
         self.abi_version + 2

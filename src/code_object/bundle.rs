@@ -1,0 +1,1191 @@
+//! Clang offload bundles and the files that carry them: a bounded reader.
+//!
+//! HIP does not hand the loader a bare code object. `hipcc` wraps each
+//! translation unit's device code objects (one per `--offload-arch`) in a
+//! clang offload bundle, optionally compresses the bundle (`CCOB`), and places
+//! it in the `.hip_fatbin` section of the host executable or shared library.
+//! `softgpu objects` has to undo all of that from untrusted bytes, without
+//! running anything, so this module reads:
+//!
+//! - a host ELF (any 64-bit little-endian ELF that is not an AMDGPU code
+//!   object): its `.hip_fatbin` section(s), which hold one or more bundles back
+//!   to back, each starting at an aligned offset after zero padding;
+//! - a plain bundle: the 24-byte magic `__CLANG_OFFLOAD_BUNDLE__`, a u64 entry
+//!   count, then per entry u64 offset, u64 size, u64 id length and the id
+//!   (`hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`,
+//!   `host-x86_64-unknown-linux-gnu-`); offsets count from the magic;
+//! - a compressed bundle: `CCOB`, u16 version, u16 method (0 zlib, 1 zstd:
+//!   LLVM's `compression::Format`), then per version (LLVM
+//!   `CompressedOffloadBundle`): v1 u32 uncompressed size and u64 hash; v2 u32
+//!   total size (header included), u32 uncompressed size, u64 hash; v3 the same
+//!   with u64 sizes. The payload decompresses to a plain bundle;
+//! - a bare AMDGPU code object (ELF, `e_machine` 224), which is left to
+//!   [`parse`](super::parse).
+//!
+//! Bounds ([`Limits`]): entries per bundle, id length, bundles per file, and the
+//! decompressed bytes, both per compressed bundle and over the whole file. A
+//! declared size is checked against the limit and the bytes that back it
+//! before anything is allocated from it, and decompression stops at the
+//! declared uncompressed size. Non-empty entries of one bundle may not overlap,
+//! so handing every entry to the code object reader reads each byte once.
+//!
+//! How it fails: any malformed structure is a typed [`BundleError`] naming the
+//! file offset (and, inside a decompressed bundle, the offset in the
+//! decompressed bytes); never a panic, never a partial result. The stored hash
+//! of a compressed bundle (the low 64 bits of an MD5) is reported, not checked.
+//! A v1 compressed bundle does not record its compressed size, so it is taken
+//! to run to the end of its section and nothing after it is read.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Read;
+
+use super::elf::{
+    EHDR_SIZE, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, FileHeader, SHDR_SIZE, SHN_XINDEX,
+    SectionHeader, slice,
+};
+use super::{MAX_FILE_SIZE, MAX_SECTIONS};
+
+/// Magic of a plain clang offload bundle.
+pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// Magic of a compressed clang offload bundle.
+pub const COMPRESSED_BUNDLE_MAGIC: &[u8; 4] = b"CCOB";
+/// The host ELF section that holds HIP's bundles.
+pub const HIP_FATBIN_SECTION: &str = ".hip_fatbin";
+/// The section of clang's new offload driver (not read here, only named).
+const LLVM_OFFLOADING_SECTION: &str = ".llvm.offloading";
+
+/// Size of a plain bundle's fixed header: magic and entry count.
+const BUNDLE_HEADER_SIZE: u64 = 32;
+/// Size of each entry's fixed fields: offset, size, id length.
+const ENTRY_FIXED_SIZE: u64 = 24;
+
+/// What one file may make the reader do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most entries in one bundle (real bundles hold one per target, plus the host).
+    pub max_entries: u64,
+    /// Longest entry id, in bytes (real ids are under 100).
+    pub max_id_len: u64,
+    /// Most bundles in one file (one per translation unit).
+    pub max_bundles: usize,
+    /// Most decompressed bytes, per compressed bundle and over the whole file.
+    pub max_decompressed: u64,
+}
+
+impl Limits {
+    /// The limits `softgpu objects` uses.
+    pub const DEFAULT: Limits = Limits {
+        max_entries: 4096,
+        max_id_len: 4096,
+        max_bundles: 65536,
+        max_decompressed: 1 << 30,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// A compressed bundle's method (LLVM `compression::Format`); unknown values
+/// stay representable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompressionMethod(pub u16);
+
+impl CompressionMethod {
+    pub const ZLIB: Self = Self(0);
+    pub const ZSTD: Self = Self(1);
+
+    /// `zlib` or `zstd`, if this is a known method.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Self::ZLIB => Some("zlib"),
+            Self::ZSTD => Some("zstd"),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CompressionMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "unknown compression method: {}", self.0),
+        }
+    }
+}
+
+/// The header of a compressed bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compression {
+    /// Format version: 1, 2 or 3.
+    pub version: u16,
+    pub method: CompressionMethod,
+    /// Bytes of the header.
+    pub header_size: u64,
+    /// Header plus payload, as declared (v2 and v3; v1 does not record it).
+    pub total_size: Option<u64>,
+    /// Bytes of the plain bundle inside.
+    pub uncompressed_size: u64,
+    /// The low 64 bits of the MD5 of the plain bundle, as stored (not checked).
+    pub hash: u64,
+}
+
+/// One entry of a bundle: an id and the bytes it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleEntry {
+    /// `<kind>-<triple>[-<target id>]`, e.g. `hipv4-amdgcn-amd-amdhsa--gfx90a`.
+    pub id: String,
+    /// Offset from the start of the (plain, decompressed) bundle.
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl BundleEntry {
+    /// The id split into its parts.
+    pub fn parsed_id(&self) -> EntryId<'_> {
+        parse_entry_id(&self.id)
+    }
+
+    /// Whether the entry holds a device code object: not the host's entry
+    /// (HIP's is empty) and not empty.
+    pub fn is_device_code(&self) -> bool {
+        self.size > 0 && self.parsed_id().kind != "host"
+    }
+}
+
+/// The parts of a bundle entry id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryId<'a> {
+    /// Offload kind: `host`, `hip`, `hipv4`, `openmp`, ...
+    pub kind: &'a str,
+    /// The target triple, without a trailing `-`: `amdgcn-amd-amdhsa`.
+    pub triple: &'a str,
+    /// The target id (processor and features): `gfx90a:sramecc+:xnack-`.
+    pub target_id: Option<&'a str>,
+}
+
+/// Splits a bundle entry id into kind, triple and target id, the way clang's
+/// bundler does: the target id is the last `-` component (with any `:`
+/// features) when it names a processor.
+pub fn parse_entry_id(id: &str) -> EntryId<'_> {
+    let (kind, rest) = id.split_once('-').unwrap_or((id, ""));
+    let (triple, target_id) = split_triple_target(rest);
+    EntryId {
+        kind,
+        triple,
+        target_id,
+    }
+}
+
+/// Splits `amdgcn-amd-amdhsa--gfx90a:xnack-` (an entry id without its kind,
+/// or a metadata `amdhsa.target`) into the triple and the target id.
+pub fn split_triple_target(s: &str) -> (&str, Option<&str>) {
+    let head_len = s.find(':').unwrap_or(s.len());
+    let head = &s[..head_len];
+    match head.rsplit_once('-') {
+        Some((triple, proc_)) if proc_.starts_with("gfx") || proc_.starts_with("sm_") => {
+            let target = &s[triple.len() + 1..];
+            (triple.trim_end_matches('-'), Some(target))
+        }
+        _ => (s.trim_end_matches('-'), None),
+    }
+}
+
+/// One bundle of a file.
+#[derive(Clone, Debug)]
+pub struct Bundle<'a> {
+    /// File offset of the bundle (of its `CCOB` header when compressed).
+    pub offset: u64,
+    /// Bytes the bundle occupies in the file (compressed, when it is).
+    pub size: u64,
+    pub compression: Option<Compression>,
+    pub entries: Vec<BundleEntry>,
+    /// The plain bundle, from its magic: borrowed from the file, or owned
+    /// when decompressed.
+    data: Cow<'a, [u8]>,
+}
+
+impl Bundle<'_> {
+    /// The bytes an entry names (checked when the bundle was read).
+    pub fn entry_bytes(&self, e: &BundleEntry) -> &[u8] {
+        slice(&self.data, e.offset, e.size).unwrap_or(&[])
+    }
+
+    /// File offset of an entry's bytes; `None` inside a compressed bundle.
+    pub fn entry_file_offset(&self, e: &BundleEntry) -> Option<u64> {
+        match self.compression {
+            Some(_) => None,
+            None => self.offset.checked_add(e.offset),
+        }
+    }
+}
+
+/// What kind of file was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// A bare AMDGPU code object: hand the whole file to [`parse`](super::parse).
+    CodeObject,
+    /// A plain offload bundle (`hipcc --genco`), possibly several back to back.
+    Bundle,
+    /// A compressed offload bundle, possibly several back to back.
+    CompressedBundle,
+    /// A host ELF and the `(offset, size)` of each `.hip_fatbin` section.
+    HostElf {
+        machine: u16,
+        sections: Vec<(u64, u64)>,
+    },
+}
+
+/// The bundles of a file.
+#[derive(Clone, Debug)]
+pub struct Contents<'a> {
+    pub container: Container,
+    /// In file order; empty for [`Container::CodeObject`].
+    pub bundles: Vec<Bundle<'a>>,
+}
+
+/// Why a file's bundles could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleError {
+    /// File offset of the problem; inside a decompressed bundle, the file
+    /// offset of the compressed bundle.
+    pub offset: u64,
+    /// Inside a decompressed bundle: the offset in the decompressed bytes.
+    pub decompressed_offset: Option<u64>,
+    pub kind: BundleErrorKind,
+}
+
+/// Every way a bundle or its carrier can be wrong, one variant each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BundleErrorKind {
+    /// The file is larger than [`MAX_FILE_SIZE`](super::MAX_FILE_SIZE).
+    TooLarge { size: u64, limit: u64 },
+    /// Neither an ELF file nor a (compressed) offload bundle.
+    UnknownFormat,
+    /// A structure runs past the end of the bytes that hold it.
+    Truncated { what: &'static str },
+    /// A host ELF that is not 64-bit little-endian.
+    UnsupportedElf { class: u8, data: u8 },
+    /// A host ELF without section headers.
+    NoSectionHeaders,
+    /// A host ELF's section header entry size is not 64.
+    BadSectionEntrySize { size: u16 },
+    /// More section headers than [`MAX_SECTIONS`](super::MAX_SECTIONS).
+    TooManySections { count: u64 },
+    /// `e_shstrndx` names no section.
+    BadSectionNameTable { index: u64 },
+    /// A section's bytes lie outside the file.
+    SectionOutOfBounds { index: usize, size: u64 },
+    /// A `.hip_fatbin` section that occupies no file bytes (SHT_NOBITS).
+    FatbinWithoutBytes { index: usize },
+    /// A host ELF with no `.hip_fatbin` section (`new_driver`: it has clang's
+    /// `.llvm.offloading` section instead, which this reader does not read).
+    NoHipFatbin { machine: u16, new_driver: bool },
+    /// Bytes in a fat binary section that are neither zero padding nor a bundle.
+    UnexpectedBytes,
+    /// More bundles than [`Limits::max_bundles`].
+    TooManyBundles { limit: usize },
+    /// More entries than [`Limits::max_entries`].
+    TooManyEntries { count: u64, limit: u64 },
+    /// An entry id longer than [`Limits::max_id_len`].
+    EntryIdTooLong { index: u64, len: u64, limit: u64 },
+    /// An entry id that is not UTF-8.
+    EntryIdNotUtf8 { index: u64 },
+    /// An entry's bytes lie outside the bundle's bytes.
+    EntryOutOfBounds { index: u64, offset: u64, size: u64 },
+    /// Two non-empty entries share bytes.
+    OverlappingEntries { first: u64, second: u64 },
+    /// A compressed bundle version other than 1, 2 and 3.
+    UnsupportedCompressionVersion { version: u16 },
+    /// A compression method other than zlib (0) and zstd (1).
+    UnknownCompressionMethod { method: CompressionMethod },
+    /// A declared total size smaller than the header or larger than the bytes there.
+    BadCompressedSize { declared: u64, available: u64 },
+    /// A declared uncompressed size over the limit (or the file's remaining budget).
+    DecompressedTooLarge { size: u64, limit: u64 },
+    /// The decoder refused the payload.
+    Decompression {
+        method: CompressionMethod,
+        message: String,
+    },
+    /// The payload decompresses to more bytes than declared.
+    DecompressedLonger { declared: u64 },
+    /// The payload decompresses to fewer bytes than declared.
+    DecompressedShorter { declared: u64, actual: u64 },
+    /// The decompressed bytes are not a plain bundle.
+    NotABundle,
+}
+
+impl fmt::Display for BundleErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use BundleErrorKind::*;
+        match self {
+            TooLarge { size, limit } => {
+                write!(f, "file of {size} bytes exceeds the {limit}-byte limit")
+            }
+            UnknownFormat => write!(
+                f,
+                "not an ELF file, a clang offload bundle (__CLANG_OFFLOAD_BUNDLE__) or a compressed \
+                 offload bundle (CCOB)"
+            ),
+            Truncated { what } => write!(f, "{what} runs past the end"),
+            UnsupportedElf { class, data } => write!(
+                f,
+                "host ELF is not 64-bit little-endian (EI_CLASS {class}, EI_DATA {data})"
+            ),
+            NoSectionHeaders => write!(
+                f,
+                "host ELF has no section headers, so no {HIP_FATBIN_SECTION} section can be found"
+            ),
+            BadSectionEntrySize { size } => {
+                write!(f, "section header entry size {size} is wrong for ELF64")
+            }
+            TooManySections { count } => write!(f, "{count} sections exceed the limit"),
+            BadSectionNameTable { index } => {
+                write!(f, "section name table index {index} names no section")
+            }
+            SectionOutOfBounds { index, size } => {
+                write!(f, "section {index}: {size} bytes here lie outside the file")
+            }
+            FatbinWithoutBytes { index } => write!(
+                f,
+                "section {index} ({HIP_FATBIN_SECTION}) occupies no bytes in the file"
+            ),
+            NoHipFatbin {
+                machine,
+                new_driver,
+            } => {
+                write!(
+                    f,
+                    "ELF file (machine {machine}) has no {HIP_FATBIN_SECTION} section: not a HIP \
+                     executable, shared library or object with device code"
+                )?;
+                if *new_driver {
+                    write!(
+                        f,
+                        " (it has {LLVM_OFFLOADING_SECTION}: clang's new offload driver format, \
+                         which this reader does not read)"
+                    )?;
+                }
+                Ok(())
+            }
+            UnexpectedBytes => write!(
+                f,
+                "bytes that are neither zero padding nor an offload bundle (no \
+                 __CLANG_OFFLOAD_BUNDLE__ or CCOB magic)"
+            ),
+            TooManyBundles { limit } => write!(f, "more than {limit} bundles"),
+            TooManyEntries { count, limit } => {
+                write!(
+                    f,
+                    "bundle declares {count} entries, over the limit of {limit}"
+                )
+            }
+            EntryIdTooLong { index, len, limit } => write!(
+                f,
+                "entry {index}: id of {len} bytes exceeds the {limit}-byte limit"
+            ),
+            EntryIdNotUtf8 { index } => write!(f, "entry {index}: id is not UTF-8"),
+            EntryOutOfBounds {
+                index,
+                offset,
+                size,
+            } => write!(
+                f,
+                "entry {index}: bytes [{offset}, +{size}) lie outside the bundle"
+            ),
+            OverlappingEntries { first, second } => {
+                write!(f, "entries {first} and {second} overlap")
+            }
+            UnsupportedCompressionVersion { version } => write!(
+                f,
+                "compressed bundle version {version} is not supported (1, 2 and 3 are)"
+            ),
+            UnknownCompressionMethod { method } => {
+                write!(f, "compressed bundle: {method} (0 is zlib, 1 is zstd)")
+            }
+            BadCompressedSize {
+                declared,
+                available,
+            } => write!(
+                f,
+                "compressed bundle declares {declared} bytes, but {available} bytes remain \
+                 (or fewer than its header)"
+            ),
+            DecompressedTooLarge { size, limit } => write!(
+                f,
+                "compressed bundle declares {size} uncompressed bytes, over the limit of {limit}"
+            ),
+            Decompression { method, message } => {
+                write!(
+                    f,
+                    "compressed bundle: {method} payload is corrupt: {message}"
+                )
+            }
+            DecompressedLonger { declared } => write!(
+                f,
+                "compressed bundle decompresses to more than the {declared} bytes it declares"
+            ),
+            DecompressedShorter { declared, actual } => write!(
+                f,
+                "compressed bundle decompresses to {actual} bytes, not the {declared} it declares"
+            ),
+            NotABundle => write!(
+                f,
+                "compressed bundle does not decompress to a clang offload bundle"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for BundleError {
+    /// The message without the file offset (callers print `offset N: ` first).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.decompressed_offset {
+            Some(d) => write!(
+                f,
+                "in the bundle decompressed from the compressed bundle here, at offset {d}: {}",
+                self.kind
+            ),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+fn err(offset: u64, kind: BundleErrorKind) -> BundleError {
+    BundleError {
+        offset,
+        decompressed_offset: None,
+        kind,
+    }
+}
+
+/// Reads a file's bundles with [`Limits::DEFAULT`].
+pub fn read(bytes: &[u8]) -> Result<Contents<'_>, BundleError> {
+    read_with_limits(bytes, &Limits::DEFAULT)
+}
+
+/// Reads a file's bundles: a host ELF's `.hip_fatbin` sections, a plain or
+/// compressed bundle file, or recognises a bare AMDGPU code object.
+pub fn read_with_limits<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Contents<'a>, BundleError> {
+    let len = bytes.len() as u64;
+    if len > MAX_FILE_SIZE {
+        return Err(err(
+            0,
+            BundleErrorKind::TooLarge {
+                size: len,
+                limit: MAX_FILE_SIZE,
+            },
+        ));
+    }
+    let mut reader = Reader {
+        limits,
+        budget: limits.max_decompressed,
+        bundles: Vec::new(),
+    };
+    let container = if bytes.starts_with(&ELF_MAGIC) {
+        let machine = bytes
+            .get(18..20)
+            .map_or(0, |m| u16::from_le_bytes([m[0], m[1]]));
+        if machine == EM_AMDGPU {
+            Container::CodeObject
+        } else {
+            let sections = fatbin_sections(bytes)?;
+            for &(offset, size) in &sections {
+                // Checked by fatbin_sections.
+                let region = slice(bytes, offset, size).unwrap_or(&[]);
+                reader.scan(region, offset)?;
+            }
+            Container::HostElf { machine, sections }
+        }
+    } else if bytes.starts_with(BUNDLE_MAGIC) {
+        reader.scan(bytes, 0)?;
+        Container::Bundle
+    } else if bytes.starts_with(COMPRESSED_BUNDLE_MAGIC) {
+        reader.scan(bytes, 0)?;
+        Container::CompressedBundle
+    } else {
+        return Err(err(0, BundleErrorKind::UnknownFormat));
+    };
+    Ok(Contents {
+        container,
+        bundles: reader.bundles,
+    })
+}
+
+/// The `(offset, size)` of each `.hip_fatbin` section of a host ELF.
+fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
+    use BundleErrorKind::*;
+    let ehdr: &[u8; EHDR_SIZE] = bytes
+        .first_chunk()
+        .ok_or(err(0, Truncated { what: "ELF header" }))?;
+    let h = FileHeader::read(ehdr);
+    let (class, data) = (h.ident[4], h.ident[5]);
+    if class != ELFCLASS64 || data != ELFDATA2LSB {
+        return Err(err(4, UnsupportedElf { class, data }));
+    }
+    if h.e_shoff == 0 {
+        return Err(err(0, NoSectionHeaders));
+    }
+    if usize::from(h.e_shentsize) != SHDR_SIZE {
+        return Err(err(
+            58,
+            BadSectionEntrySize {
+                size: h.e_shentsize,
+            },
+        ));
+    }
+    let truncated = err(
+        h.e_shoff,
+        Truncated {
+            what: "section header table",
+        },
+    );
+    let header_at = |i: u64| -> Option<SectionHeader> {
+        let at = h.e_shoff.checked_add(i.checked_mul(SHDR_SIZE as u64)?)?;
+        let b: &[u8; SHDR_SIZE] = slice(bytes, at, SHDR_SIZE as u64)?.try_into().ok()?;
+        Some(SectionHeader::read(b))
+    };
+    let first = header_at(0).ok_or(truncated.clone())?;
+    let count = match h.e_shnum {
+        // Extended numbering: the count is section 0's sh_size.
+        0 => first.sh_size,
+        n => u64::from(n),
+    };
+    if count > MAX_SECTIONS {
+        return Err(err(h.e_shoff, TooManySections { count }));
+    }
+    let table = count
+        .checked_mul(SHDR_SIZE as u64)
+        .and_then(|n| slice(bytes, h.e_shoff, n))
+        .ok_or(truncated)?;
+    let sections: Vec<SectionHeader> = table
+        .chunks_exact(SHDR_SIZE)
+        .filter_map(|c| c.try_into().ok().map(SectionHeader::read))
+        .collect();
+    let names_index = match h.e_shstrndx {
+        SHN_XINDEX => u64::from(first.sh_link),
+        n => u64::from(n),
+    };
+    let names = usize::try_from(names_index)
+        .ok()
+        .and_then(|i| sections.get(i))
+        .filter(|s| s.has_file_bytes())
+        .ok_or(err(62, BadSectionNameTable { index: names_index }))?;
+    let names = slice(bytes, names.sh_offset, names.sh_size).ok_or(err(
+        names.sh_offset,
+        SectionOutOfBounds {
+            // Checked just above to be in range.
+            index: names_index as usize,
+            size: names.sh_size,
+        },
+    ))?;
+    let is_named = |s: &SectionHeader, name: &str| {
+        let want = name.len();
+        usize::try_from(s.sh_name)
+            .ok()
+            .and_then(|at| names.get(at..at.checked_add(want + 1)?))
+            .is_some_and(|n| &n[..want] == name.as_bytes() && n[want] == 0)
+    };
+    let mut found = Vec::new();
+    let mut new_driver = false;
+    for (index, s) in sections.iter().enumerate() {
+        if is_named(s, LLVM_OFFLOADING_SECTION) {
+            new_driver = true;
+        }
+        if !is_named(s, HIP_FATBIN_SECTION) {
+            continue;
+        }
+        if !s.has_file_bytes() {
+            return Err(err(s.sh_offset, FatbinWithoutBytes { index }));
+        }
+        if slice(bytes, s.sh_offset, s.sh_size).is_none() {
+            return Err(err(
+                s.sh_offset,
+                SectionOutOfBounds {
+                    index,
+                    size: s.sh_size,
+                },
+            ));
+        }
+        found.push((s.sh_offset, s.sh_size));
+    }
+    if found.is_empty() {
+        return Err(err(
+            0,
+            NoHipFatbin {
+                machine: h.e_machine,
+                new_driver,
+            },
+        ));
+    }
+    Ok(found)
+}
+
+struct Reader<'l, 'a> {
+    limits: &'l Limits,
+    /// Decompressed bytes the file may still cause.
+    budget: u64,
+    bundles: Vec<Bundle<'a>>,
+}
+
+impl<'a> Reader<'_, 'a> {
+    /// Reads the bundles of a region that starts at file offset `base`:
+    /// bundles back to back, with zero padding before and between them.
+    fn scan(&mut self, region: &'a [u8], base: u64) -> Result<(), BundleError> {
+        let mut pos = 0usize;
+        loop {
+            pos += region
+                .get(pos..)
+                .unwrap_or(&[])
+                .iter()
+                .take_while(|&&b| b == 0)
+                .count();
+            let Some(rest) = region.get(pos..).filter(|r| !r.is_empty()) else {
+                return Ok(());
+            };
+            let at = base.saturating_add(pos as u64);
+            if self.bundles.len() >= self.limits.max_bundles {
+                return Err(err(
+                    at,
+                    BundleErrorKind::TooManyBundles {
+                        limit: self.limits.max_bundles,
+                    },
+                ));
+            }
+            let bundle = if rest.starts_with(BUNDLE_MAGIC) {
+                let (entries, len) = plain(rest, self.limits).map_err(|(o, kind)| BundleError {
+                    offset: at.saturating_add(o),
+                    decompressed_offset: None,
+                    kind,
+                })?;
+                Bundle {
+                    offset: at,
+                    size: len,
+                    compression: None,
+                    entries,
+                    // len <= rest.len(), checked by plain.
+                    data: Cow::Borrowed(slice(rest, 0, len).unwrap_or(rest)),
+                }
+            } else if rest.starts_with(COMPRESSED_BUNDLE_MAGIC) {
+                self.compressed(rest, at)?
+            } else {
+                return Err(err(at, BundleErrorKind::UnexpectedBytes));
+            };
+            // Every bundle is at least its header long, so this advances.
+            pos = usize::try_from(bundle.size)
+                .ok()
+                .and_then(|n| pos.checked_add(n.max(1)))
+                .unwrap_or(region.len());
+            self.bundles.push(bundle);
+        }
+    }
+
+    /// Reads the compressed bundle at the start of `r` (file offset `at`).
+    fn compressed(&mut self, r: &'a [u8], at: u64) -> Result<Bundle<'a>, BundleError> {
+        use BundleErrorKind::*;
+        let truncated = err(
+            at,
+            Truncated {
+                what: "compressed bundle header",
+            },
+        );
+        let u16_at = |o: usize| r.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        let u32_at = |o: usize| {
+            r.get(o..o + 4)
+                .and_then(|b| b.try_into().ok())
+                .map(|b| u64::from(u32::from_le_bytes(b)))
+        };
+        let u64_at = |o: usize| {
+            r.get(o..o + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
+        let version = u16_at(4).ok_or(truncated.clone())?;
+        let method = CompressionMethod(u16_at(6).ok_or(truncated.clone())?);
+        let fields = match version {
+            1 => (20, None, u32_at(8), u64_at(12)),
+            2 => (24, Some(u32_at(8)), u32_at(12), u64_at(16)),
+            3 => (32, Some(u64_at(8)), u64_at(16), u64_at(24)),
+            _ => return Err(err(at + 4, UnsupportedCompressionVersion { version })),
+        };
+        let (header_size, total, uncompressed, hash) = fields;
+        let total = total.map(|t| t.ok_or(truncated.clone())).transpose()?;
+        let uncompressed_size = uncompressed.ok_or(truncated.clone())?;
+        let hash = hash.ok_or(truncated)?;
+        if method.name().is_none() {
+            return Err(err(at + 6, UnknownCompressionMethod { method }));
+        }
+        let available = r.len() as u64;
+        let size = match total {
+            Some(t) if t < header_size || t > available => {
+                return Err(err(
+                    at + 8,
+                    BadCompressedSize {
+                        declared: t,
+                        available,
+                    },
+                ));
+            }
+            Some(t) => t,
+            None => available,
+        };
+        let limit = self.limits.max_decompressed.min(self.budget);
+        if uncompressed_size > limit {
+            return Err(err(
+                at,
+                DecompressedTooLarge {
+                    size: uncompressed_size,
+                    limit,
+                },
+            ));
+        }
+        // Both below r.len() (checked above).
+        let payload = slice(r, header_size, size - header_size).unwrap_or(&[]);
+        let plain_bytes = decompress(method, payload, uncompressed_size)
+            .map_err(|kind| err(at + header_size, kind))?;
+        self.budget -= uncompressed_size;
+        let inside = |offset: u64, kind| BundleError {
+            offset: at,
+            decompressed_offset: Some(offset),
+            kind,
+        };
+        if !plain_bytes.starts_with(BUNDLE_MAGIC) {
+            return Err(inside(0, NotABundle));
+        }
+        // Bytes after the last entry (alignment) are allowed.
+        let (entries, _) = plain(&plain_bytes, self.limits).map_err(|(o, k)| inside(o, k))?;
+        Ok(Bundle {
+            offset: at,
+            size,
+            compression: Some(Compression {
+                version,
+                method,
+                header_size,
+                total_size: total,
+                uncompressed_size,
+                hash,
+            }),
+            entries,
+            data: Cow::Owned(plain_bytes),
+        })
+    }
+}
+
+/// Reads the plain bundle at the start of `r`: its entries and its length
+/// (the end of its entry table or of its last entry, whichever is later).
+/// Errors carry an offset from the start of `r`.
+fn plain(r: &[u8], limits: &Limits) -> Result<(Vec<BundleEntry>, u64), (u64, BundleErrorKind)> {
+    use BundleErrorKind::*;
+    let len = r.len() as u64;
+    let u64_at = |o: u64| {
+        slice(r, o, 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    let count = u64_at(24).ok_or((
+        24,
+        Truncated {
+            what: "bundle entry count",
+        },
+    ))?;
+    if count > limits.max_entries {
+        return Err((
+            24,
+            TooManyEntries {
+                count,
+                limit: limits.max_entries,
+            },
+        ));
+    }
+    // Each entry takes at least its fixed fields: refuse a count the bytes
+    // cannot back before allocating for it.
+    if count.saturating_mul(ENTRY_FIXED_SIZE) > len.saturating_sub(BUNDLE_HEADER_SIZE) {
+        return Err((
+            BUNDLE_HEADER_SIZE,
+            Truncated {
+                what: "bundle entry table",
+            },
+        ));
+    }
+    let mut entries = Vec::with_capacity(count as usize);
+    let mut pos = BUNDLE_HEADER_SIZE;
+    let mut end = 0u64;
+    for index in 0..count {
+        let fixed = |k: u64| u64_at(pos + 8 * k);
+        let truncated = (
+            pos,
+            Truncated {
+                what: "bundle entry",
+            },
+        );
+        let (Some(offset), Some(size), Some(id_len)) = (fixed(0), fixed(1), fixed(2)) else {
+            return Err(truncated);
+        };
+        if id_len > limits.max_id_len {
+            return Err((
+                pos + 16,
+                EntryIdTooLong {
+                    index,
+                    len: id_len,
+                    limit: limits.max_id_len,
+                },
+            ));
+        }
+        let id_at = pos + ENTRY_FIXED_SIZE;
+        let id = slice(r, id_at, id_len).ok_or(truncated)?;
+        let id = std::str::from_utf8(id).map_err(|_| (id_at, EntryIdNotUtf8 { index }))?;
+        let entry_end = offset.checked_add(size).filter(|&e| e <= len).ok_or((
+            pos,
+            EntryOutOfBounds {
+                index,
+                offset,
+                size,
+            },
+        ))?;
+        end = end.max(entry_end);
+        entries.push(BundleEntry {
+            id: id.to_owned(),
+            offset,
+            size,
+        });
+        pos = id_at + id_len;
+    }
+    let mut spans: Vec<(u64, u64, u64)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.size > 0)
+        .map(|(i, e)| (e.offset, e.offset + e.size, i as u64))
+        .collect();
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        if let [(_, a_end, a), (b_start, _, b)] = w {
+            if a_end > b_start {
+                let (first, second) = ((*a).min(*b), (*a).max(*b));
+                return Err((BUNDLE_HEADER_SIZE, OverlappingEntries { first, second }));
+            }
+        }
+    }
+    Ok((entries, end.max(pos)))
+}
+
+/// Decompresses `payload` to exactly `size` bytes (`size` already checked
+/// against the limits); the output grows only as bytes are produced.
+fn decompress(
+    method: CompressionMethod,
+    payload: &[u8],
+    size: u64,
+) -> Result<Vec<u8>, BundleErrorKind> {
+    let corrupt = |message: String| BundleErrorKind::Decompression { method, message };
+    let limit = usize::try_from(size).map_err(|_| BundleErrorKind::DecompressedTooLarge {
+        size,
+        limit: usize::MAX as u64,
+    })?;
+    let out = match method {
+        CompressionMethod::ZSTD => zstd(payload, limit).map_err(corrupt)?,
+        CompressionMethod::ZLIB => {
+            use miniz_oxide::inflate::{TINFLStatus, decompress_to_vec_zlib_with_limit};
+            match decompress_to_vec_zlib_with_limit(payload, limit) {
+                Ok(v) => v,
+                Err(e) if e.status == TINFLStatus::HasMoreOutput => {
+                    return Err(BundleErrorKind::DecompressedLonger { declared: size });
+                }
+                Err(e) => return Err(corrupt(e.to_string())),
+            }
+        }
+        method => return Err(BundleErrorKind::UnknownCompressionMethod { method }),
+    };
+    match (out.len() as u64).cmp(&size) {
+        std::cmp::Ordering::Equal => Ok(out),
+        std::cmp::Ordering::Greater => Err(BundleErrorKind::DecompressedLonger { declared: size }),
+        std::cmp::Ordering::Less => Err(BundleErrorKind::DecompressedShorter {
+            declared: size,
+            actual: out.len() as u64,
+        }),
+    }
+}
+
+/// Decodes zstd frames (skipping skippable ones) until `limit + 1` bytes are
+/// out or the input ends. Bytes after the frame that completes the output are
+/// ignored: a v1 compressed bundle does not say where its payload ends.
+fn zstd(mut input: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+    use ruzstd::decoding::{FrameDecoder, StreamingDecoder};
+    // Compressed code objects shrink about 5 to 10 times; start there and grow.
+    let mut out = Vec::with_capacity(limit.min(input.len().saturating_mul(8)));
+    let mut frames = FrameDecoder::new();
+    while out.len() <= limit && !input.is_empty() {
+        let decoder = match StreamingDecoder::new_with_decoder(&mut input, &mut frames) {
+            Ok(d) => d,
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                length,
+                ..
+            })) => {
+                input = usize::try_from(length)
+                    .ok()
+                    .and_then(|n| input.get(n..))
+                    .ok_or("a skippable frame runs past the end")?;
+                continue;
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        let want = (limit - out.len()) as u64 + 1;
+        decoder
+            .take(want)
+            .read_to_end(&mut out)
+            .map_err(|e| e.to_string())?;
+        if out.len() == limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut head = BUNDLE_MAGIC.to_vec();
+        head.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        let table: u64 = entries.iter().map(|(id, _)| 24 + id.len() as u64).sum();
+        let mut at = 32 + table;
+        let mut body = Vec::new();
+        for (id, bytes) in entries {
+            head.extend_from_slice(&at.to_le_bytes());
+            head.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            head.extend_from_slice(&(id.len() as u64).to_le_bytes());
+            head.extend_from_slice(id.as_bytes());
+            body.extend_from_slice(bytes);
+            at += bytes.len() as u64;
+        }
+        head.extend_from_slice(&body);
+        head
+    }
+
+    fn ccob(version: u16, method: u16, plain: &[u8], payload: &[u8]) -> Vec<u8> {
+        let mut v = COMPRESSED_BUNDLE_MAGIC.to_vec();
+        v.extend_from_slice(&version.to_le_bytes());
+        v.extend_from_slice(&method.to_le_bytes());
+        let header = [20u64, 24, 32][usize::from(version - 1)];
+        let total = header + payload.len() as u64;
+        match version {
+            1 => v.extend_from_slice(&(plain.len() as u32).to_le_bytes()),
+            2 => {
+                v.extend_from_slice(&(total as u32).to_le_bytes());
+                v.extend_from_slice(&(plain.len() as u32).to_le_bytes());
+            }
+            _ => {
+                v.extend_from_slice(&total.to_le_bytes());
+                v.extend_from_slice(&(plain.len() as u64).to_le_bytes());
+            }
+        }
+        v.extend_from_slice(&0x1234u64.to_le_bytes());
+        v.extend_from_slice(payload);
+        v
+    }
+
+    #[test]
+    fn entry_ids_split_into_kind_triple_and_target_id() {
+        let id = parse_entry_id("hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-");
+        assert_eq!(
+            id,
+            EntryId {
+                kind: "hipv4",
+                triple: "amdgcn-amd-amdhsa",
+                target_id: Some("gfx90a:sramecc+:xnack-")
+            }
+        );
+        let host = parse_entry_id("host-x86_64-unknown-linux-gnu-");
+        assert_eq!(
+            (host.kind, host.triple, host.target_id),
+            ("host", "x86_64-unknown-linux-gnu", None)
+        );
+        let old = parse_entry_id("host-x86_64-unknown-linux");
+        assert_eq!(old.triple, "x86_64-unknown-linux");
+        assert_eq!(parse_entry_id("x").kind, "x");
+        assert_eq!(
+            split_triple_target("amdgcn-amd-amdhsa--gfx1030"),
+            ("amdgcn-amd-amdhsa", Some("gfx1030"))
+        );
+    }
+
+    #[test]
+    fn a_plain_bundle_lists_its_entries_and_their_bytes() {
+        let b = bundle(&[
+            ("host-x86_64-unknown-linux-gnu-", b""),
+            ("hip-amdgcn-amd-amdhsa--gfx90a", b"\x7fELFabc"),
+        ]);
+        let c = read(&b).unwrap();
+        assert_eq!(c.container, Container::Bundle);
+        assert_eq!(c.bundles.len(), 1);
+        let bun = &c.bundles[0];
+        assert_eq!(bun.size, b.len() as u64);
+        assert_eq!(bun.entries.len(), 2);
+        assert!(!bun.entries[0].is_device_code());
+        assert!(bun.entries[1].is_device_code());
+        assert_eq!(bun.entry_bytes(&bun.entries[1]), b"\x7fELFabc");
+        assert_eq!(
+            bun.entry_file_offset(&bun.entries[1]),
+            Some(b.len() as u64 - 7)
+        );
+    }
+
+    #[test]
+    fn zlib_and_zstd_compressed_bundles_of_every_version_decompress() {
+        let plain = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", &[7u8; 3000])]);
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        // A zstd frame of raw blocks, written by hand: frame header with a
+        // single-segment 2-byte content size, one raw last block.
+        let mut zstd = vec![0x28, 0xb5, 0x2f, 0xfd, 0x60];
+        zstd.extend_from_slice(&((plain.len() - 256) as u16).to_le_bytes());
+        let block = ((plain.len() as u32) << 3) | 1;
+        zstd.extend_from_slice(&block.to_le_bytes()[..3]);
+        zstd.extend_from_slice(&plain);
+        for version in 1..=3 {
+            for (method, payload) in [(0, &zlib), (1, &zstd)] {
+                let file = ccob(version, method, &plain, payload);
+                let c = read(&file).unwrap_or_else(|e| panic!("v{version} m{method}: {e}"));
+                assert_eq!(c.container, Container::CompressedBundle);
+                let b = &c.bundles[0];
+                let comp = b.compression.unwrap();
+                assert_eq!((comp.version, comp.method.0), (version, method));
+                assert_eq!(comp.uncompressed_size, plain.len() as u64);
+                assert_eq!(b.entry_bytes(&b.entries[0]), &[7u8; 3000][..]);
+                assert_eq!(b.entry_file_offset(&b.entries[0]), None);
+            }
+        }
+    }
+
+    #[test]
+    fn declared_sizes_are_checked_before_anything_is_allocated() {
+        let plain = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", b"x")]);
+        let mut file = ccob(3, 1, &plain, b"junk");
+        file[16..24].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let e = read(&file).unwrap_err();
+        assert!(
+            matches!(e.kind, BundleErrorKind::DecompressedTooLarge { .. }),
+            "{e}"
+        );
+        let mut file = ccob(2, 1, &plain, b"junk");
+        file[8..12].copy_from_slice(&1000u32.to_le_bytes());
+        assert!(matches!(
+            read(&file).unwrap_err().kind,
+            BundleErrorKind::BadCompressedSize { .. }
+        ));
+        let mut b = bundle(&[("a", b"")]);
+        b[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(
+            read(&b).unwrap_err().kind,
+            BundleErrorKind::TooManyEntries { .. }
+        ));
+        b[24..32].copy_from_slice(&4000u64.to_le_bytes());
+        assert_eq!(
+            read(&b).unwrap_err().kind,
+            BundleErrorKind::Truncated {
+                what: "bundle entry table"
+            }
+        );
+    }
+
+    #[test]
+    fn a_lying_uncompressed_size_is_an_error_either_way() {
+        let plain = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", &[1u8; 100])]);
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        let mut file = ccob(2, 0, &plain, &zlib);
+        file[12..16].copy_from_slice(&((plain.len() - 1) as u32).to_le_bytes());
+        assert!(matches!(
+            read(&file).unwrap_err().kind,
+            BundleErrorKind::DecompressedLonger { .. }
+        ));
+        file[12..16].copy_from_slice(&((plain.len() + 1) as u32).to_le_bytes());
+        assert!(matches!(
+            read(&file).unwrap_err().kind,
+            BundleErrorKind::DecompressedShorter { .. }
+        ));
+    }
+
+    #[test]
+    fn errors_inside_a_decompressed_bundle_name_both_offsets() {
+        let mut plain = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", b"abc")]);
+        plain[32..40].copy_from_slice(&1000u64.to_le_bytes());
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        let mut file = vec![0u8; 0];
+        file.extend_from_slice(&ccob(2, 0, &plain, &zlib));
+        let e = read(&file).unwrap_err();
+        assert_eq!((e.offset, e.decompressed_offset), (0, Some(32)));
+        assert!(e.to_string().contains("decompressed"), "{e}");
+    }
+
+    #[test]
+    fn overlapping_entries_and_unknown_methods_are_refused() {
+        let mut b = bundle(&[("a-x", b"abcd"), ("b-y", b"efgh")]);
+        // Point the second entry into the first.
+        let second = 32 + 24 + 3;
+        let first_at = u64::from_le_bytes(b[32..40].try_into().unwrap());
+        b[second..second + 8].copy_from_slice(&(first_at + 2).to_le_bytes());
+        assert_eq!(
+            read(&b).unwrap_err().kind,
+            BundleErrorKind::OverlappingEntries {
+                first: 0,
+                second: 1
+            }
+        );
+        let file = ccob(2, 7, b"", b"");
+        assert_eq!(
+            read(&file).unwrap_err().kind,
+            BundleErrorKind::UnknownCompressionMethod {
+                method: CompressionMethod(7)
+            }
+        );
+        assert_eq!(
+            CompressionMethod(7).to_string(),
+            "unknown compression method: 7"
+        );
+    }
+
+    #[test]
+    fn bundles_back_to_back_after_zero_padding_are_all_read() {
+        let one = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", b"1")]);
+        let mut file = one.clone();
+        file.resize(4096, 0);
+        file.extend_from_slice(&one);
+        file.resize(8192, 0);
+        let c = read(&file).unwrap();
+        assert_eq!(
+            c.bundles.iter().map(|b| b.offset).collect::<Vec<_>>(),
+            [0, 4096]
+        );
+        file.push(1);
+        let e = read(&file).unwrap_err();
+        assert_eq!((e.offset, e.kind), (8192, BundleErrorKind::UnexpectedBytes));
+    }
+
+    #[test]
+    fn every_prefix_of_a_bundle_is_an_error_or_a_shorter_read_never_a_panic() {
+        let plain = bundle(&[
+            ("host-x", b""),
+            ("hip-amdgcn-amd-amdhsa--gfx90a", &[9u8; 64]),
+        ]);
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        for file in [
+            plain.clone(),
+            ccob(1, 0, &plain, &zlib),
+            ccob(3, 0, &plain, &zlib),
+        ] {
+            for n in 0..file.len() {
+                let _ = read(&file[..n]);
+            }
+            assert!(read(&file).is_ok());
+        }
+        assert_eq!(
+            read(b"junk").unwrap_err().kind,
+            BundleErrorKind::UnknownFormat
+        );
+    }
+}
