@@ -7,6 +7,7 @@
 //! of a machine-readable stream go to stderr.
 
 mod inspect;
+mod objects;
 mod replay;
 pub mod report;
 mod run;
@@ -41,6 +42,7 @@ enum Command {
     Inspect(InspectArgs),
     Replay(ReplayArgs),
     Run(RunArgs),
+    Objects(ObjectsArgs),
 }
 
 /// List every record of a capture file.
@@ -139,6 +141,29 @@ struct RunArgs {
     command: Vec<OsString>,
 }
 
+/// List the offload bundles, code objects and kernels of a file, without running anything.
+///
+/// FILE may be a HIP executable or shared library (its .hip_fatbin section), a clang
+/// offload bundle (`hipcc --genco`), a compressed offload bundle (CCOB, zlib or zstd),
+/// or a bare AMDGPU code object. For each kernel: symbol, demangled name, kernarg size
+/// and alignment, static LDS (group) and scratch (private) sizes, SGPR/VGPR/AGPR
+/// counts, wave size, max flat workgroup size and required workgroup size, as the
+/// metadata note states them. A code object whose metadata note is missing or
+/// corrupt is still listed from its kernel descriptors, and the note's error is shown.
+///
+/// The report is labelled metadata_only_no_isa_execution: nothing is loaded or run.
+///
+/// Exit status: 0 when the file was read, 2 when it cannot be read or is invalid (the
+/// message names the file and the byte offset).
+#[derive(Args, Debug)]
+struct ObjectsArgs {
+    /// The file to read.
+    path: PathBuf,
+    /// One JSON object (fields as in INTERFACES.md) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
 /// `softgpu` with the process's own arguments.
 pub fn main() -> i32 {
     main_from(std::env::args_os())
@@ -162,6 +187,7 @@ where
         Command::Inspect(a) => inspect::inspect(&a.path, a.format),
         Command::Replay(a) => replay::replay(&a.path, a.format),
         Command::Run(a) => run::run(a),
+        Command::Objects(a) => objects::objects(&a.path, a.json),
     }
 }
 
