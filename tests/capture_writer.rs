@@ -146,7 +146,7 @@ fn records_round_trip_through_the_writer_and_reader() {
     let cap = read_file(&path).unwrap();
     assert!(cap.complete);
     assert_eq!(cap.truncated_at, None);
-    assert_eq!(cap.version, (1, 0));
+    assert_eq!(cap.version, (1, 1));
     assert_eq!(cap.header, header());
     assert_eq!(cap.queues.len(), 2);
     assert_eq!(
@@ -545,5 +545,30 @@ fn dispatches_of_runtime_blit_kernels_carry_the_not_executed_finding_and_stay_va
         cap.records[1].reasons.is_empty(),
         "a user kernel has no finding"
     );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn kernel_register_counts_and_static_sizes_round_trip_by_kernel_object() {
+    use softgpu_hsa::capture::KernelMeta;
+    let path = tmp("kernel_info");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let k = KernelMeta {
+        kernel_object: 0x1000,
+        sgpr_count: 11,
+        vgpr_count: 8,
+        agpr_count: 4,
+        group_segment_fixed_size: 1024,
+        private_segment_fixed_size: 16,
+        kernarg_size: 24,
+        wavefront_size: 64,
+        max_flat_workgroup_size: 256,
+    };
+    w.add_code_object(vec![(0x1000, "_Z1kv.kd".into())]);
+    w.add_kernel_info(vec![k]);
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.version.1, 1, "KernelInfo frames came with format 1.1");
+    assert_eq!(cap.kernels.get(&0x1000), Some(&k));
     let _ = std::fs::remove_file(&path);
 }

@@ -14,7 +14,7 @@ pub const MAGIC: [u8; 8] = *b"SGCAP\0\r\n";
 /// Bumped only for changes an older reader cannot survive (see the format doc).
 pub const FORMAT_MAJOR: u16 = 1;
 /// Bumped for additive changes: new skippable frame kinds, fields appended to a payload.
-pub const FORMAT_MINOR: u16 = 0;
+pub const FORMAT_MINOR: u16 = 1;
 /// Bytes before the first frame.
 pub const PREAMBLE_LEN: usize = 16;
 /// `kind u16` + `len u32`.
@@ -33,7 +33,13 @@ pub mod kind {
     pub const PACKET: u16 = 0x8003;
     pub const CODE_OBJECT: u16 = 0x0004;
     pub const TRAILER: u16 = 0x8005;
+    /// Per-kernel register counts and static sizes (format 1.1; readers of
+    /// 1.0 skip it: it is not critical).
+    pub const KERNEL_INFO: u16 = 0x0006;
 }
+
+/// Fixed size of one entry of a KernelInfo frame.
+pub const KERNEL_INFO_ENTRY_LEN: usize = 40;
 
 /// Bit 15 of a frame kind: "a reader that does not know this kind must stop".
 pub const KIND_CRITICAL: u16 = 0x8000;

@@ -112,6 +112,22 @@ pub struct CodeObject {
     pub symbols: Vec<(u64, String)>,
 }
 
+/// What a capture knows about one loaded kernel, from its kernel descriptor
+/// and code-object metadata, keyed by kernel object. Fills rocprofv3's
+/// register and LDS columns.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct KernelMeta {
+    pub kernel_object: u64,
+    pub sgpr_count: u32,
+    pub vgpr_count: u32,
+    pub agpr_count: u32,
+    pub group_segment_fixed_size: u32,
+    pub private_segment_fixed_size: u32,
+    pub kernarg_size: u32,
+    pub wavefront_size: u32,
+    pub max_flat_workgroup_size: u32,
+}
+
 /// One observed packet as read back from a capture.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct CapturedRecord {
@@ -228,6 +244,8 @@ pub struct Capture {
     pub header: CaptureHeader,
     pub queues: Vec<QueueInfo>,
     pub code_objects: Vec<CodeObject>,
+    /// Per-kernel metadata (format 1.1+), keyed by kernel object.
+    pub kernels: std::collections::HashMap<u64, KernelMeta>,
     /// Sorted by `seq`.
     pub records: Vec<CapturedRecord>,
     pub trailer: Option<Trailer>,

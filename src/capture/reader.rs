@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use super::format::{self, Cursor, kind};
 use super::{
     AgentDesc, AgentKind, Capture, CaptureHeader, CapturedRecord, CodeObject, Counts, KernargClass,
-    QueueInfo, Trailer,
+    KernelMeta, QueueInfo, Trailer,
 };
 use crate::aql::{ReasonSet, Status};
 
@@ -219,6 +219,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         queues: Vec::new(),
         queue_ids: HashSet::new(),
         code_objects: Vec::new(),
+        kernels: std::collections::HashMap::new(),
         records: Vec::new(),
         counts: Counts::default(),
         trailer: None,
@@ -301,6 +302,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         header,
         queues: r.queues,
         code_objects: r.code_objects,
+        kernels: r.kernels,
         records: r.records,
         trailer: r.trailer,
         complete,
@@ -340,6 +342,7 @@ struct State {
     queues: Vec<QueueInfo>,
     queue_ids: HashSet<u64>,
     code_objects: Vec<CodeObject>,
+    kernels: std::collections::HashMap<u64, KernelMeta>,
     records: Vec<CapturedRecord>,
     counts: Counts,
     trailer: Option<Trailer>,
@@ -416,6 +419,7 @@ impl State {
                 self.records.push(rec);
             }
             kind::CODE_OBJECT => self.code_object(off, payload)?,
+            kind::KERNEL_INFO => self.kernel_info(off, payload)?,
             kind::TRAILER => {
                 let t = trailer(off, payload)?;
                 self.check_trailer(off, &t)?;
@@ -428,6 +432,37 @@ impl State {
                 }));
             }
             _ => self.skipped += 1,
+        }
+        Ok(())
+    }
+
+    fn kernel_info(&mut self, off: u64, payload: &[u8]) -> Result<(), CaptureError> {
+        let k = kind::KERNEL_INFO;
+        let mut c = Cursor::new(payload);
+        let count = c
+            .u32()
+            .ok_or_else(|| malformed(off, k, "payload shorter than 4 bytes"))?;
+        if (count as usize).checked_mul(format::KERNEL_INFO_ENTRY_LEN) != Some(c.remaining()) {
+            return Err(malformed(
+                off,
+                k,
+                "entry count does not match the payload length",
+            ));
+        }
+        for _ in 0..count {
+            let short = || malformed(off, k, "entry runs past the payload");
+            let m = KernelMeta {
+                kernel_object: c.u64().ok_or_else(short)?,
+                sgpr_count: c.u32().ok_or_else(short)?,
+                vgpr_count: c.u32().ok_or_else(short)?,
+                agpr_count: c.u32().ok_or_else(short)?,
+                group_segment_fixed_size: c.u32().ok_or_else(short)?,
+                private_segment_fixed_size: c.u32().ok_or_else(short)?,
+                kernarg_size: c.u32().ok_or_else(short)?,
+                wavefront_size: c.u32().ok_or_else(short)?,
+                max_flat_workgroup_size: c.u32().ok_or_else(short)?,
+            };
+            self.kernels.insert(m.kernel_object, m);
         }
         Ok(())
     }

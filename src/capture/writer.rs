@@ -73,6 +73,7 @@ type Classify = Box<dyn Fn(u64) -> KernargClass + Send + Sync>;
 enum Control {
     Queue(QueueInfo, Arc<Ring>),
     CodeObject(CodeObject),
+    KernelInfo(Vec<super::KernelMeta>),
 }
 
 /// State shared by the writer handle, the producers and the writer thread.
@@ -347,6 +348,16 @@ impl CaptureWriter {
         id
     }
 
+    /// Records register counts and static sizes of loaded kernels (cold path;
+    /// call with the code object's kernels right after `add_code_object`).
+    pub fn add_kernel_info(&self, kernels: Vec<super::KernelMeta>) {
+        if kernels.is_empty() {
+            return;
+        }
+        self.shared.control().push(Control::KernelInfo(kernels));
+        self.shared.nudge();
+    }
+
     /// Drains every ring, writes the Trailer (with `stalls` and `end_ns` from the
     /// runtime), flushes, fsyncs and joins the writer thread. Idempotent: later
     /// calls return the first call's result. Records pushed after this returns
@@ -611,6 +622,26 @@ impl WriterState {
                     format::push_frame(&mut f, kind::QUEUE, &p.0);
                     self.write(&f);
                     self.queues = self.queues.saturating_add(1);
+                }
+                Control::KernelInfo(ks) => {
+                    for chunk in ks.chunks(4096) {
+                        let mut p = PayloadBuf::default();
+                        p.u32(chunk.len() as u32);
+                        for k in chunk {
+                            p.u64(k.kernel_object)
+                                .u32(k.sgpr_count)
+                                .u32(k.vgpr_count)
+                                .u32(k.agpr_count)
+                                .u32(k.group_segment_fixed_size)
+                                .u32(k.private_segment_fixed_size)
+                                .u32(k.kernarg_size)
+                                .u32(k.wavefront_size)
+                                .u32(k.max_flat_workgroup_size);
+                        }
+                        let mut f = Vec::with_capacity(p.0.len() + 16);
+                        format::push_frame(&mut f, kind::KERNEL_INFO, &p.0);
+                        self.write(&f);
+                    }
                 }
                 Control::CodeObject(co) => {
                     self.code_objects = self.code_objects.saturating_add(1);

@@ -101,6 +101,7 @@ impl<'a> Context<'a> {
             name,
             target: self.targets.get(&rec.queue_id).copied().flatten(),
             agent_index: self.agents.get(&rec.queue_id).copied().flatten(),
+            kernel: dec.kernel_object.and_then(|k| self.capture.kernels.get(&k)),
         }
     }
 }
@@ -117,6 +118,9 @@ pub struct View<'a> {
     pub name: Option<String>,
     pub target: Option<&'a str>,
     pub agent_index: Option<u32>,
+    /// Register counts and static sizes of the dispatched kernel, when the
+    /// capture recorded them (format 1.1+).
+    pub kernel: Option<&'a crate::capture::KernelMeta>,
 }
 
 #[derive(Serialize)]
@@ -157,6 +161,11 @@ struct JsonRecord<'a> {
     observed_ns: u64,
     done_ns: u64,
     thread: u32,
+    sgpr_count: Option<u32>,
+    vgpr_count: Option<u32>,
+    agpr_count: Option<u32>,
+    static_group_segment_size: Option<u32>,
+    static_private_segment_size: Option<u32>,
 }
 
 impl View<'_> {
@@ -195,6 +204,11 @@ impl View<'_> {
             observed_ns: r.observed_ns,
             done_ns: r.done_ns,
             thread: r.thread,
+            sgpr_count: self.kernel.map(|k| k.sgpr_count),
+            vgpr_count: self.kernel.map(|k| k.vgpr_count),
+            agpr_count: self.kernel.map(|k| k.agpr_count),
+            static_group_segment_size: self.kernel.map(|k| k.group_segment_fixed_size),
+            static_private_segment_size: self.kernel.map(|k| k.private_segment_fixed_size),
         };
         // Serialising plain strings and numbers cannot fail.
         serde_json::to_string(&j).unwrap_or_default()
@@ -253,6 +267,9 @@ pub const CSV_COLUMNS: &[&str] = &[
     "Kernel_Name",
     "LDS_Block_Size",
     "Scratch_Size",
+    "VGPR_Count",
+    "Accum_VGPR_Count",
+    "SGPR_Count",
     "Workgroup_Size_X",
     "Workgroup_Size_Y",
     "Workgroup_Size_Z",
@@ -304,6 +321,9 @@ pub fn csv_row(v: &View<'_>) -> String {
         v.name.clone().unwrap_or_default(),
         opt(d.group_segment_size.map(|x| x.to_string())),
         opt(d.private_segment_size.map(|x| x.to_string())),
+        opt(v.kernel.map(|k| k.vgpr_count.to_string())),
+        opt(v.kernel.map(|k| k.agpr_count.to_string())),
+        opt(v.kernel.map(|k| k.sgpr_count.to_string())),
         at(&wg, 0),
         at(&wg, 1),
         at(&wg, 2),

@@ -1714,6 +1714,7 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
             // The capture stores each code object's symbol table once; records
             // refer to kernels by kernel object address.
             c.add_code_object(l.kernels.clone());
+            c.add_kernel_info(l.metas.clone());
         }
         if !loaded.is_null() {
             write_out(loaded, l.handle)?;

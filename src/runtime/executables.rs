@@ -163,6 +163,8 @@ pub struct Loaded {
     pub size: u64,
     /// (kernel object address, symbol name) of every kernel.
     pub kernels: Vec<(u64, String)>,
+    /// Register counts and static sizes of every kernel, for the capture.
+    pub metas: Vec<crate::capture::KernelMeta>,
 }
 
 /// `hsa_executable_load_agent_code_object`: parse, check the target, map the
@@ -222,6 +224,32 @@ pub fn load(
         .filter(|e| e.kind == SymbolKind::Kernel)
         .map(|e| (e.address, e.name.clone()))
         .collect();
+    let metas: Vec<crate::capture::KernelMeta> = entries
+        .iter()
+        .filter(|e| e.kind == SymbolKind::Kernel)
+        .map(|e| {
+            let md = co.metadata().and_then(|m| m.kernel(&e.name));
+            let kd = e.kd.unwrap_or_default();
+            crate::capture::KernelMeta {
+                kernel_object: e.address,
+                sgpr_count: md.and_then(|m| m.sgpr_count).unwrap_or(0) as u32,
+                vgpr_count: md.and_then(|m| m.vgpr_count).unwrap_or(0) as u32,
+                agpr_count: md.and_then(|m| m.agpr_count).unwrap_or(0) as u32,
+                group_segment_fixed_size: md.map_or(kd.group_segment_fixed_size, |m| {
+                    m.group_segment_fixed_size as u32
+                }),
+                private_segment_fixed_size: md.map_or(kd.private_segment_fixed_size, |m| {
+                    m.private_segment_fixed_size as u32
+                }),
+                kernarg_size: e.kernarg_size,
+                wavefront_size: md
+                    .and_then(|m| m.wavefront_size)
+                    .map_or(kd.wavefront_size(), |w| w as u32),
+                max_flat_workgroup_size: md.and_then(|m| m.max_flat_workgroup_size).unwrap_or(0)
+                    as u32,
+            }
+        })
+        .collect();
     {
         let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
         let map = k.get_or_insert_with(Default::default);
@@ -272,6 +300,7 @@ pub fn load(
         base,
         size,
         kernels,
+        metas,
     })
 }
 
