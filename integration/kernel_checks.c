@@ -14,7 +14,10 @@
  *
  * Needs two GPU agents (SOFTGPU_TARGET=gfx90a,gfx90a).
  *
- *   kernel_checks KERNELS.hsaco REQD.hsaco */
+ * A third code object built for another target (gfx1030) must be refused at
+ * load with HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, as ROCr refuses it.
+ *
+ *   kernel_checks KERNELS.hsaco REQD.hsaco OTHER_TARGET.hsaco */
 #include "common.h"
 
 typedef struct {
@@ -98,7 +101,7 @@ static void submit(const sg_ctx *ctx, hsa_queue_t *q, kernel_t k, uint16_t wg, u
 }
 
 int main(int argc, char **argv) {
-    SG_EXPECT(argc == 3, "usage: kernel_checks KERNELS.hsaco REQD.hsaco");
+    SG_EXPECT(argc == 4, "usage: kernel_checks KERNELS.hsaco REQD.hsaco OTHER_TARGET.hsaco");
     sg_ctx c;
     sg_ctx *ctx = &c;
     sg_init(ctx);
@@ -106,6 +109,21 @@ int main(int argc, char **argv) {
     SG_CHECK(hsa_iterate_agents(collect_gpus, &g));
     SG_EXPECT(g.n == 2, "needs two GPU agents (SOFTGPU_TARGET=gfx90a,gfx90a), found %u", g.n);
 
+    {
+        size_t size = 0;
+        void *bytes = slurp(argv[3], &size);
+        hsa_code_object_reader_t reader;
+        SG_CHECK(hsa_code_object_reader_create_from_memory(bytes, size, &reader));
+        hsa_executable_t exec;
+        SG_CHECK(hsa_executable_create_alt(HSA_PROFILE_BASE, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &exec));
+        hsa_status_t st = hsa_executable_load_agent_code_object(exec, g.gpus[0], reader, NULL, NULL);
+        SG_EXPECT(st == HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
+                  "loading a gfx1030 code object on a gfx90a agent returned 0x%x", (unsigned)st);
+        SG_CHECK(hsa_executable_destroy(exec));
+        SG_CHECK(hsa_code_object_reader_destroy(reader));
+        free(bytes);
+        printf("other-target code object refused with HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS\n");
+    }
     hsa_executable_t e0 = load(g.gpus[0], argv[1]);
     hsa_executable_t er = load(g.gpus[0], argv[2]);
     kernel_t args = kernel(e0, g.gpus[0], "k_args.kd");

@@ -1440,7 +1440,7 @@ fn loading_the_shim_into_a_program_that_never_calls_hsa_init_starts_no_thread_an
 /// Build the code objects kernel_checks.c loads: HIP kernels with `hipcc
 /// --genco` (plain ELF, no bundle) and an OpenCL kernel with a required
 /// workgroup size (HIP has no such attribute) with clang and ld.lld.
-fn kernel_check_code_objects() -> (PathBuf, PathBuf) {
+fn kernel_check_code_objects() -> (PathBuf, PathBuf, PathBuf) {
     let dir = work_dir("kernel_checks");
     let kernels = dir.join("kernels.hsaco");
     let out = Command::new("hipcc")
@@ -1497,12 +1497,30 @@ fn kernel_check_code_objects() -> (PathBuf, PathBuf) {
         "ld.lld failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    (kernels, reqd)
+    let other = dir.join("kernels-gfx1030.hsaco");
+    let out = Command::new("hipcc")
+        .args([
+            "--genco",
+            "--offload-arch=gfx1030",
+            "--no-gpu-bundle-output",
+            "-O1",
+            "-o",
+        ])
+        .arg(&other)
+        .arg(repo().join("integration/kernel_checks_kernels.hip"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "hipcc --genco gfx1030 failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (kernels, reqd, other)
 }
 
 #[test]
 fn dispatches_are_checked_against_the_kernel_they_name_with_one_reason_per_rule() {
-    let (kernels, reqd) = kernel_check_code_objects();
+    let (kernels, reqd, other) = kernel_check_code_objects();
     let dir = work_dir("kernel_checks");
     let cap = dir.join("kernel_checks.sgcap");
     let _ = std::fs::remove_file(&cap);
@@ -1510,6 +1528,7 @@ fn dispatches_are_checked_against_the_kernel_they_name_with_one_reason_per_rule(
     let out = Command::new(&exe)
         .arg(&kernels)
         .arg(&reqd)
+        .arg(&other)
         .current_dir(&dir)
         .env("LD_PRELOAD", shim())
         .env("SOFTGPU_CAPTURE", &cap)

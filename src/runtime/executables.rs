@@ -195,7 +195,10 @@ pub fn load(
             co.mach,
             agent_mach
         );
-        return Err(HsaStatus::ERROR_INVALID_CODE_OBJECT);
+        // ROCr's loader answers a code object whose ISA the agent does not
+        // support with INCOMPATIBLE_ARGUMENTS; HIP turns a failed load into
+        // hipErrorNoBinaryForGpu / a module-load error.
+        return Err(HsaStatus::ERROR_INCOMPATIBLE_ARGUMENTS);
     }
     let size = co.load_size.max(code_object::PAGE_SIZE);
     let align = co.load_align.max(code_object::PAGE_SIZE);
