@@ -857,6 +857,21 @@ fn a_code_object_with_a_corrupt_metadata_note_is_listed_from_its_kernel_descript
     }
     let table = String::from_utf8(softgpu(&[], &path).stdout).unwrap();
     assert!(table.contains("metadata note unusable"), "{table}");
+
+    // No metadata note at all (its type changed from NT_AMDGPU_METADATA):
+    // not an error, the same kernels from the descriptors.
+    let note_type = section_offset(&b.path, ".note") as usize + 8;
+    let mut bytes = b.bytes.clone();
+    assert_eq!(bytes[note_type..note_type + 4], 32u32.to_le_bytes());
+    bytes[note_type] = 33;
+    let path = write_temp("no-note.hsaco", &bytes);
+    let j: Value = serde_json::from_slice(&softgpu(&["--json"], &path).stdout).unwrap();
+    let co2 = &j["code_objects"][0];
+    assert_eq!(co2["metadata_error"], Value::Null);
+    assert_eq!(co2["metadata_target"], Value::Null);
+    assert_eq!(co2["kernels"], co["kernels"]);
+    let table = String::from_utf8(softgpu(&[], &path).stdout).unwrap();
+    assert!(table.contains("listed from kernel descriptors"), "{table}");
 }
 
 // ---- the CLI contract ----

@@ -392,6 +392,12 @@ fn write_table(out: &mut impl Write, r: &Report) -> io::Result<()> {
                 out,
                 "  metadata note unusable: {e}; kernels listed from kernel descriptors"
             )?;
+        } else if c.kernels.iter().any(|k| k.source == "kernel_descriptor") {
+            writeln!(
+                out,
+                "  no metadata for some kernels (no note, or not listed in it): those are listed \
+                 from kernel descriptors"
+            )?;
         }
         if c.kernels.is_empty() {
             continue;
