@@ -137,8 +137,8 @@ impl Config {
             let mut ok = !v.trim().is_empty();
             for name in v.split(',').map(str::trim) {
                 match crate::isa::find(name) {
-                    Some(d) => targets.push(d.id),
-                    None => ok = false,
+                    Ok(d) => targets.push(d.id),
+                    Err(_) => ok = false,
                 }
             }
             if ok {
@@ -313,5 +313,13 @@ mod tests {
         let (cfg, bad) = parse(&[("SOFTGPU_TARGET", "mi210, gfx90a")]);
         assert!(bad.is_empty(), "{bad:?}");
         assert_eq!(cfg.targets, vec!["gfx90a", "gfx90a"]);
+    }
+
+    #[cfg(all(feature = "gfx9", feature = "gfx94"))]
+    #[test]
+    fn each_listed_target_is_one_agent_in_order() {
+        let (cfg, bad) = parse(&[("SOFTGPU_TARGET", "gfx90a,mi300x")]);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(cfg.targets, vec!["gfx90a", "gfx942"]);
     }
 }

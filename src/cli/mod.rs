@@ -11,6 +11,7 @@ mod objects;
 mod replay;
 pub mod report;
 mod run;
+mod targets;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -43,6 +44,7 @@ enum Command {
     Replay(ReplayArgs),
     Run(RunArgs),
     Objects(ObjectsArgs),
+    Targets(targets::TargetsArgs),
 }
 
 /// List every record of a capture file.
@@ -188,6 +190,7 @@ where
         Command::Replay(a) => replay::replay(&a.path, a.format),
         Command::Run(a) => run::run(a),
         Command::Objects(a) => objects::objects(&a.path, a.json),
+        Command::Targets(a) => targets::targets(a),
     }
 }
 

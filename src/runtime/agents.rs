@@ -515,7 +515,7 @@ mod tests {
     use super::*;
 
     fn topo() -> Topology {
-        Topology::new(vec![&crate::isa::GFX90A])
+        Topology::new(vec![crate::isa::find(crate::isa::DEFAULT_TARGET).unwrap()])
     }
 
     #[test]
@@ -549,9 +549,11 @@ mod tests {
     #[test]
     fn gpu_group_pool_has_nonzero_size() {
         let t = topo();
+        let lds = t.gpus[0].facts.lds_bytes_per_workgroup.value;
+        assert!(lds > 0);
         assert_eq!(
             t.pool_info(PoolKind::GpuGroup(0), 2).unwrap(),
-            Info::U64(65536)
+            Info::U64(lds)
         );
     }
 

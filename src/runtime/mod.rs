@@ -153,7 +153,13 @@ fn build() -> Result<Runtime, HsaStatus> {
     let gpus = config
         .targets
         .iter()
-        .filter_map(|t| crate::isa::find(t))
+        .filter_map(|t| match crate::isa::find(*t) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                tracing::error!("softgpu: no virtual GPU agent for {t}: {e}");
+                None
+            }
+        })
         .collect::<Vec<_>>();
     let topo = Topology::new(gpus);
     let pid = sys::getpid();
