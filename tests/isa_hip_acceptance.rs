@@ -21,6 +21,10 @@
 //! checks that HIP sees the targets that version accepts, in order, each launching its own
 //! kernel.
 //!
+//! The sid chroot's LLVM 21 (HIP 6.4.3's compiler) also checks two LLVM facts of every target it
+//! knows: the ELF machine value of an object it assembles, and the LDS limit (a kernel with
+//! exactly the descriptor's LDS per workgroup compiles; 1 KiB more is refused).
+//!
 //! A missing hipcc or chroot fails the test with the command that provides it, never skips.
 
 use std::collections::BTreeMap;
@@ -573,4 +577,114 @@ fn gfx90a_and_gfx942_are_two_devices_on_hip_6_4() {
 #[test]
 fn gfx90a_and_gfx942_leave_hip_5_2_with_the_gfx90a_device_only() {
     two_targets(Hip::V5_2);
+}
+
+// ---------------------------------------------------------------------------
+// LLVM 21's view of the registry's LLVM facts
+// ---------------------------------------------------------------------------
+
+/// Runs `argv` in the chroot's work directory; (success, stdout + stderr).
+fn in_chroot(argv: &[String]) -> (bool, String) {
+    let w = work(Hip::V6_4);
+    let out = command(Hip::V6_4, w, &[], argv)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+const LLVM21: &str = "/usr/lib/llvm-21/bin";
+
+#[test]
+fn elf_machine_values_agree_with_llvm_21_where_it_knows_the_processor() {
+    let w = work(Hip::V6_4);
+    let mut checked = Vec::new();
+    for d in isa::DESCRIPTORS {
+        let obj = w.join(&format!("mach-{}.o", d.id));
+        let _ = std::fs::remove_file(&obj.host);
+        let (ok, log) = in_chroot(&[
+            format!("{LLVM21}/llvm-mc"),
+            "-triple=amdgcn-amd-amdhsa".into(),
+            "-filetype=obj".into(),
+            format!("-mcpu={}", d.id),
+            "-o".into(),
+            obj.seen.clone(),
+            "/dev/null".into(),
+        ]);
+        if log.contains("not a recognized processor") {
+            continue; // gone from LLVM 21 (gfx940, gfx941): AMDGPUUsage is the source
+        }
+        assert!(ok, "{}: {log}", d.id);
+        let b = std::fs::read(&obj.host).unwrap();
+        assert!(b.len() >= 0x34 && b[..4] == *b"\x7fELF", "{}", d.id);
+        let e_flags = u32::from_le_bytes(b[0x30..0x34].try_into().unwrap());
+        assert_eq!(
+            e_flags & isa::ElfMachine::MASK,
+            d.elf_machine,
+            "{}: e_flags {e_flags:#x}",
+            d.id
+        );
+        checked.push(d.id);
+    }
+    eprintln!("LLVM 21 agrees on the ELF machine of {checked:?}");
+}
+
+#[test]
+fn lds_limits_agree_with_clang_21_where_it_knows_the_processor() {
+    let w = work(Hip::V6_4);
+    std::fs::write(
+        w.host.join("lds.hip"),
+        "#include <hip/hip_runtime.h>\n\
+         __global__ void k(float *o) {\n\
+           __shared__ float s[LDS_FLOATS];\n\
+           s[threadIdx.x] = 1;\n\
+           __syncthreads();\n\
+           o[threadIdx.x] = s[LDS_FLOATS - 1 - threadIdx.x];\n\
+         }\n",
+    )
+    .unwrap();
+    let compile = |d: &TargetDescriptor, bytes: u64| {
+        in_chroot(&[
+            format!("{LLVM21}/clang++"),
+            "-x".into(),
+            "hip".into(),
+            format!("--offload-arch={}", d.id),
+            "--cuda-device-only".into(),
+            "-O1".into(),
+            format!("-DLDS_FLOATS={}", bytes / 4),
+            "-c".into(),
+            w.join("lds.hip").seen,
+            "-o".into(),
+            w.join(&format!("lds-{}.o", d.id)).seen,
+        ])
+    };
+    let mut checked = Vec::new();
+    for d in isa::DESCRIPTORS {
+        let lds = d.facts.lds_bytes_per_workgroup.value;
+        let (ok, log) = compile(d, lds);
+        if log.contains("invalid target ID") || log.contains("unknown target") {
+            continue; // gone from LLVM 21 (gfx940, gfx941)
+        }
+        assert!(
+            ok && !log.contains("exceeds limit"),
+            "{}: {lds} bytes of LDS refused: {log}",
+            d.id
+        );
+        let (_, log) = compile(d, lds + 1024);
+        assert!(
+            log.contains(&format!("exceeds limit ({lds})")),
+            "{}: {} bytes of LDS not refused at {lds}: {log}",
+            d.id,
+            lds + 1024
+        );
+        checked.push(d.id);
+    }
+    eprintln!("clang 21 agrees on the LDS limit of {checked:?}");
 }
