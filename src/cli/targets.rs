@@ -16,15 +16,17 @@ use crate::isa::{self, HIP_ACCEPTANCE_PROVENANCE, Registry, TargetDescriptor};
 /// List the ISA targets compiled into this build, with the provenance of every fact.
 ///
 /// Each target is a virtual GPU model (kernels never run: no target supports
-/// execution). SOFTGPU_TARGET (or `softgpu run --target`) picks targets by id or alias,
-/// comma separated, one virtual GPU agent each. The order is the registry order: the
+/// execution). SOFTGPU_TARGET (or `softgpu run --target`) picks targets by id, alias or GPU
+/// target name, comma separated, one virtual GPU agent each. The order is the registry order: the
 /// order of the cargo features (target families) gfx9, gfx94, gfx95, gfx10, gfx11, gfx12
 /// that were enabled when this softgpu was built.
 ///
 /// Without TARGET: one line per target with its key facts; a value marked `*` is SoftGPU
 /// policy (no public fact gives it), the others are public facts (LLVM AMDGPUUsage or a
-/// named product datasheet). The HIP columns say whether HIP 5.2.3 and HIP 6.4.3 accepted
-/// the target as a device when last measured (tests/isa_hip_acceptance.rs). With TARGET
+/// named product datasheet). The HIP columns say what HIP 5.2.3 and HIP 6.4.3 did with the
+/// target when measured by tests/isa_hip_acceptance.rs: yes (a device, and a kernel its hipcc
+/// built for the target launched), device only (a device, but that HIP's compiler cannot
+/// build for the target), or no (not a device). With TARGET
 /// (an id, alias, GPU target name such as gfx90a:sramecc+:xnack-, or ISA name): every fact
 /// of those targets with its provenance.
 ///
