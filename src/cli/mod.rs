@@ -1,4 +1,4 @@
-//! The `softgpu` command line: `inspect`, `replay` and `run`.
+//! The `softgpu` command line: `run`, `inspect`, `replay`, `targets` and `objects`.
 //!
 //! Every verb returns its exit code; nothing here calls `process::exit`, so
 //! tests can drive [`main_from`] directly. A capture that cannot be read is
