@@ -2,30 +2,13 @@
 //! matches the real ROCr library the headers are pinned to.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use softgpu_hsa::interpose::{ENTRY_POINTS, Support};
 
-fn shim() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_softgpu"));
-    let dir = bin.parent().unwrap();
-    let candidates = [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps").join("libsoftgpu_hsa.so"),
-    ];
-    candidates
-        .iter()
-        .filter(|p| p.is_file())
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .cloned()
-        .unwrap_or_else(|| {
-            panic!(
-                "libsoftgpu_hsa.so not built next to {}: run cargo build --release",
-                bin.display()
-            )
-        })
-}
+mod common;
+use common::shim;
 
 fn exported_hsa(lib: &Path) -> BTreeSet<String> {
     let out = Command::new("nm")

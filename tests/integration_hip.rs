@@ -36,6 +36,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+use common::{cli, repo, shim};
+
 /// A program that has not exited after this long is hung: it is killed with its whole process
 /// group and the test fails. Every program takes a few seconds at most; a hung inline run skips
 /// the thread-mode run, so a suite where everything hangs still ends within CI's budget.
@@ -102,39 +105,6 @@ impl Completion {
                 ("SOFTGPU_COMPLETION_DELAY_US", THREAD_DELAY_US),
             ],
         }
-    }
-}
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn cli() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_softgpu"))
-}
-
-/// The shim: the newer of `<profile>/libsoftgpu_hsa.so` and `<profile>/deps/libsoftgpu_hsa.so`
-/// (`cargo test` rebuilds only the latter), as in tests/integration_raw_hsa.rs.
-fn shim() -> PathBuf {
-    let cli = cli();
-    let dir = cli.parent().expect("the CLI path has a directory");
-    let newest = [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps/libsoftgpu_hsa.so"),
-    ]
-    .into_iter()
-    .filter_map(|p| {
-        let modified = std::fs::metadata(&p).and_then(|m| m.modified()).ok()?;
-        Some((modified, p))
-    })
-    .max();
-    match newest {
-        Some((_, so)) => so,
-        None => panic!(
-            "the shim libsoftgpu_hsa.so is not in {} (nor in deps/): run `cargo build --release` \
-             first (./scripts/test does), then `cargo test --release`",
-            dir.display()
-        ),
     }
 }
 

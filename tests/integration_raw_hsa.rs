@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::{cli, repo, shim};
+
 /// A program that has not exited after this long is hung.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhsa-runtime-dev)";
@@ -28,42 +31,6 @@ const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhs
 // ---------------------------------------------------------------------------
 // Artifacts and running programs
 // ---------------------------------------------------------------------------
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn cli() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_softgpu"))
-}
-
-/// The shim: the cdylib built with the CLI binary (target/release/ under `--release`).
-///
-/// `cargo build` copies it to `<profile>/libsoftgpu_hsa.so`, but `cargo test`
-/// rebuilds only `<profile>/deps/libsoftgpu_hsa.so` and does not copy it up. So
-/// the newer of the two is the one built from the current sources.
-fn shim() -> PathBuf {
-    let cli = cli();
-    let dir = cli.parent().expect("the CLI path has a directory");
-    let newest = [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps/libsoftgpu_hsa.so"),
-    ]
-    .into_iter()
-    .filter_map(|p| {
-        let modified = std::fs::metadata(&p).and_then(|m| m.modified()).ok()?;
-        Some((modified, p))
-    })
-    .max();
-    match newest {
-        Some((_, so)) => so,
-        None => panic!(
-            "the shim libsoftgpu_hsa.so is not in {} (nor in deps/): run `cargo build --release` \
-             first (./scripts/test does), then `cargo test --release`",
-            dir.display()
-        ),
-    }
-}
 
 fn work_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))

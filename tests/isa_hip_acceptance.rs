@@ -38,6 +38,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use softgpu_hsa::isa::{self, HipSupport, TargetDescriptor};
 
+mod common;
+use common::{repo, shim};
+
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
 const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
@@ -68,30 +71,6 @@ impl Hip {
             Hip::V6_4 => d.hip.hip_6_4,
         }
     }
-}
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The shim next to this test's `softgpu` (the newer of `<profile>/` and `<profile>/deps/`).
-fn shim() -> PathBuf {
-    let cli = PathBuf::from(env!("CARGO_BIN_EXE_softgpu"));
-    let dir = cli.parent().unwrap();
-    [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps/libsoftgpu_hsa.so"),
-    ]
-    .into_iter()
-    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-    .max()
-    .map(|(_, p)| p)
-    .unwrap_or_else(|| {
-        panic!(
-            "libsoftgpu_hsa.so is not in {}: run `cargo build --release` first",
-            dir.display()
-        )
-    })
 }
 
 /// A path as the host sees it and as the program sees it.

@@ -1,21 +1,11 @@
 //! A code object built for another target is refused at load, the way ROCr
 //! refuses it, and the HIP program gets an error instead of crashing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn shim() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_softgpu"));
-    let dir = bin.parent().unwrap();
-    [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps").join("libsoftgpu_hsa.so"),
-    ]
-    .into_iter()
-    .filter(|p| p.is_file())
-    .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-    .expect("libsoftgpu_hsa.so not built: run cargo build --release")
-}
+mod common;
+use common::shim;
 
 fn hipcc(args: &[&str], out: &Path) {
     let o = Command::new("hipcc")
