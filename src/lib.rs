@@ -10,6 +10,7 @@
 //! | [`capture`] | versioned binary capture format: background writer, bounded reader | no |
 //! | [`code_object`] | bounded AMDGPU ELF reader: symbols, kernel descriptors, load images with relocations | no |
 //! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
+//! | [`diff`] | normalising and comparing dispatch streams from captures and rocprof outputs | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
 //! | [`runtime`] | the virtual HSA runtime: agents, pools, signals, queues, doorbells | yes |
 //! | [`interpose`] | the exported C ABI: one table of entry points, panic containment | yes |
@@ -24,6 +25,7 @@ pub mod capture;
 pub mod cli;
 pub mod code_object;
 pub mod config;
+pub mod diff;
 pub mod isa;
 
 #[allow(unsafe_code)]

@@ -1,4 +1,4 @@
-//! The `softgpu` command line: `run`, `inspect`, `replay`, `targets` and `objects`.
+//! The `softgpu` command line: `run`, `inspect`, `replay`, `diff`, `targets` and `objects`.
 //!
 //! Every verb returns its exit code; nothing here calls `process::exit`, so
 //! tests can drive [`main_from`] directly. A capture that cannot be read is
@@ -6,6 +6,7 @@
 //! never a panic. Reports go to stdout; warnings and summaries that are not part
 //! of a machine-readable stream go to stderr.
 
+mod diff;
 mod inspect;
 mod objects;
 mod replay;
@@ -45,6 +46,7 @@ enum Command {
     Run(RunArgs),
     Objects(ObjectsArgs),
     Targets(targets::TargetsArgs),
+    Diff(DiffArgs),
 }
 
 /// List every record of a capture file.
@@ -166,6 +168,64 @@ struct ObjectsArgs {
     json: bool,
 }
 
+/// Compare two dispatch streams.
+///
+/// A and B may each be a SoftGPU capture, a rocprofv3 kernel_trace.csv (current or
+/// older columns), a rocprofv3 JSON file, a rocprof v1 results.csv, or `softgpu
+/// inspect --format csv` output; the kind is detected from the content. Only kernel
+/// dispatches are compared (other tools do not trace barriers). Names are demangled
+/// and stripped of `.kd`; queue ids, addresses and timestamps are never compared.
+/// LDS is compared only at level exact, and only when both sides mean the same by it.
+///
+/// Levels: exact (same dispatches per queue, same order, same name, grid and
+/// workgroup), count (same number of dispatches per kernel name), order (same
+/// kernel-name order per queue, queues matched by first appearance), events (same set
+/// of kernel names).
+///
+/// Exit status: 0 same, 1 different, 2 when an input cannot be read or parsed (the
+/// message names the file and the byte offset).
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// The first input.
+    a: PathBuf,
+    /// The second input.
+    b: PathBuf,
+    #[arg(long, value_enum, default_value_t = DiffLevel::Count)]
+    level: DiffLevel,
+    /// Drop kernels whose normalised name matches REGEX (repeatable), e.g. `__amd_rocclr_.*`.
+    #[arg(long, value_name = "REGEX")]
+    ignore: Vec<String>,
+    /// table: the first divergence in context, per-kernel count differences, a verdict
+    /// line. json: the same as one JSON object.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    format: DiffFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DiffLevel {
+    Exact,
+    Count,
+    Order,
+    Events,
+}
+
+impl From<DiffLevel> for crate::diff::Level {
+    fn from(l: DiffLevel) -> Self {
+        match l {
+            DiffLevel::Exact => crate::diff::Level::Exact,
+            DiffLevel::Count => crate::diff::Level::Count,
+            DiffLevel::Order => crate::diff::Level::Order,
+            DiffLevel::Events => crate::diff::Level::Events,
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DiffFormat {
+    Table,
+    Json,
+}
+
 /// `softgpu` with the process's own arguments.
 pub fn main() -> i32 {
     main_from(std::env::args_os())
@@ -191,6 +251,7 @@ where
         Command::Run(a) => run::run(a),
         Command::Objects(a) => objects::objects(&a.path, a.json),
         Command::Targets(a) => targets::targets(a),
+        Command::Diff(a) => diff::diff(&a.a, &a.b, a.level.into(), &a.ignore, a.format),
     }
 }
 
