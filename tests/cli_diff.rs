@@ -2,7 +2,7 @@
 //! writer, rocprofv3 kernel_trace.csv in current and older columns, rocprofv3 JSON,
 //! rocprof v1 results.csv), every level with divergences it must and must not
 //! report, `--ignore`, exit codes, corrupt inputs, and the `inspect --format csv`
-//! round trip.
+//! round trip; and `softgpu inspect --format chrome`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -631,4 +631,32 @@ fn bad_inputs_exit_2_naming_the_file() {
     let p = dir().join("latin.csv");
     std::fs::write(&p, bin).unwrap();
     assert_eq!(code(&diff(&good, &p, &[])), 2);
+}
+
+/// `softgpu inspect --format chrome` (written with the diff work, and it uses the
+/// same captures): valid JSON, one complete event per record on its queue's track.
+#[test]
+fn inspect_chrome_trace_has_one_event_per_record() {
+    let a = capture("chrome", BASE);
+    let o = softgpu(&["inspect", a.to_str().unwrap(), "--format", "chrome"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    let x: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(x.len(), BASE.len());
+    for (e, (q, ko, _)) in x.iter().zip(BASE) {
+        assert_eq!(e["tid"], *q);
+        assert_eq!(e["args"]["status"], "validated");
+        assert!(e["args"]["reasons"].as_array().unwrap().is_empty());
+        assert!(e["ts"].as_f64().is_some() && e["dur"].as_f64().unwrap() >= 0.0);
+        let want = match *ko {
+            0 => "barrier_and",
+            VECADD => VECADD_NAME,
+            _ => "plain_kernel",
+        };
+        assert_eq!(e["name"], want);
+    }
+    // One named track per queue.
+    let tracks = events.iter().filter(|e| e["ph"] == "M").count();
+    assert_eq!(tracks, 2);
 }

@@ -1,10 +1,11 @@
-//! `softgpu inspect`: every record of a capture, as a table, JSONL or CSV.
+//! `softgpu inspect`: every record of a capture, as a table, JSONL, CSV or Chrome trace-event JSON.
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use super::report::{self, Context};
 use super::{EXIT_ERROR, InspectFormat, finish_output, incomplete_warning};
+use crate::abi::PacketType;
 use crate::capture::{self, Capture};
 
 pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
@@ -42,6 +43,42 @@ fn write_report(
             for r in &cap.records {
                 writeln!(out, "{}", report::csv_row(&ctx.view(r)))?;
             }
+        }
+        InspectFormat::Chrome => {
+            let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
+            for q in &cap.queues {
+                events.push(serde_json::json!({
+                    "name": "thread_name", "ph": "M", "pid": cap.header.pid, "tid": q.queue_id,
+                    "args": { "name": format!("queue {}", q.queue_id) },
+                }));
+            }
+            for r in &cap.records {
+                let v = ctx.view(r);
+                let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
+                    (Some(n), _) => n.clone(),
+                    (None, true) => v.kernel_label(),
+                    (None, false) => v.dec.type_name.to_string(),
+                };
+                events.push(serde_json::json!({
+                    "name": name,
+                    "cat": v.dec.type_name,
+                    "ph": "X",
+                    "pid": v.pid,
+                    "tid": r.queue_id,
+                    "ts": r.observed_ns as f64 / 1000.0,
+                    "dur": r.done_ns.saturating_sub(r.observed_ns) as f64 / 1000.0,
+                    "args": {
+                        "seq": r.seq,
+                        "packet_index": r.packet_index,
+                        "type": v.dec.type_name,
+                        "status": r.status.as_str(),
+                        "label": r.status.label(),
+                        "reasons": report::reason_codes(r.reasons),
+                    },
+                }));
+            }
+            let doc = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" });
+            writeln!(out, "{doc}")?;
         }
         InspectFormat::Table => {
             let agents: Vec<String> = cap

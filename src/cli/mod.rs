@@ -64,6 +64,8 @@ struct InspectArgs {
     /// table: aligned columns and a summary line. jsonl: one JSON object per record
     /// (fields as in INTERFACES.md). csv: a header row, then one row per record; the
     /// first columns use rocprofv3 kernel_trace.csv names where the meaning matches.
+    /// chrome: Chrome trace-event JSON (chrome://tracing, Perfetto): one track per
+    /// queue (tid = queue id), one complete event per record from observed to done.
     #[arg(long, value_enum, default_value_t = InspectFormat::Table)]
     format: InspectFormat,
 }
@@ -73,6 +75,7 @@ enum InspectFormat {
     Table,
     Jsonl,
     Csv,
+    Chrome,
 }
 
 /// Re-parse every captured packet offline and compare with what was captured.
