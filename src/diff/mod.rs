@@ -469,10 +469,12 @@ pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
             let Some(id) = json_u64(s.get("kernel_id")) else {
                 continue;
             };
+            // The symbol itself first: demangled here it gives the full name a capture
+            // shows; `formatted_kernel_name` may be truncated (`--truncate-kernels`).
             let name = [
+                "kernel_name",
                 "demangled_kernel_name",
                 "formatted_kernel_name",
-                "kernel_name",
             ]
             .iter()
             .find_map(|k| s.get(*k).and_then(Value::as_str).filter(|x| !x.is_empty()));
@@ -770,6 +772,27 @@ mod tests {
         assert_eq!(rows[0].1, vec!["a", "b,c", "d\"e"]);
         assert_eq!(rows[1], (16, vec!["1".into(), "2".into(), "3".into()]));
         assert_eq!(parse_csv("a,\"b").unwrap_err().offset, 2);
+    }
+
+    #[test]
+    fn rocprofv3_csv_with_stream_id_and_segment_columns() {
+        // The column set of rocprofiler-sdk's sample kernel_trace.csv: Stream_Id, but
+        // Private/Group_Segment_Size rather than LDS_Block_Size/Scratch_Size.
+        let text = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"Private_Segment_Size\",\"Group_Segment_Size\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n\
+\"KERNEL_DISPATCH\",2,2,2,21228,5,11,\"void addition_kernel<float>(float*, float const*, int)\",1969,1,2,0,0,64,1,1,1024,1024,1\n\
+\"KERNEL_DISPATCH\",2,1,1,21228,1,14,\"subtract_kernel(float*, int)\",1937,1,2,0,512,64,1,1,1024,1024,1\n";
+        let t = from_csv(text).unwrap();
+        assert_eq!(t.kind, "rocprofv3_csv");
+        assert_eq!(t.lds, LdsSemantics::Packet);
+        // Sorted by Dispatch_Id: queue 1 appears first.
+        assert_eq!(t.queues.len(), 2);
+        assert_eq!(t.queues[0][0].name, "subtract_kernel(float*, int)");
+        assert_eq!(t.queues[0][0].group_segment_size, Some(512));
+        assert_eq!(t.queues[1][0].grid, [1024, 1024, 1]);
+        assert_eq!(
+            t.queues[1][0].name,
+            "void addition_kernel<float>(float*, float const*, int)"
+        );
     }
 
     #[test]
