@@ -289,7 +289,12 @@ fn rocprof_v1_csv_compares_total_sizes() {
             (0, 0, "_Z6vecAddPfS_S_i.kd", 1024),
             (0, 1, "plain_kernel.kd", 256),
             (1, 2, "plain_kernel.kd", 512),
-            (0, 3, "_Z6vecAddPfS_S_i.kd", 1024),
+            (
+                0,
+                3,
+                "vecAdd(float*, float*, float*, int) [clone .kd]",
+                1024,
+            ),
         ]),
     );
     levels(

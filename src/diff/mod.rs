@@ -112,9 +112,12 @@ impl Trace {
     }
 }
 
-/// Normalises a kernel name from any source.
+/// Normalises a kernel name from any source: trimmed, demangled, without `.kd`
+/// and without the ` [clone .kd]` suffix rocprof v1 appends to demangled names.
 pub fn normalise_name(s: &str) -> String {
-    kernel_name(s.trim()).trim().to_string()
+    let s = s.trim();
+    let s = s.strip_suffix("[clone .kd]").map_or(s, str::trim_end);
+    kernel_name(s).trim().to_string()
 }
 
 /// Groups `(sort key, queue key, dispatch)` into queues by first appearance after a
@@ -800,6 +803,10 @@ mod tests {
         assert_eq!(
             normalise_name(" _Z15matrixTransposePfS_i.kd "),
             "matrixTranspose(float*, float*, int)"
+        );
+        assert_eq!(
+            normalise_name("copy_kernel(float*, float*, int, int) [clone .kd]"),
+            "copy_kernel(float*, float*, int, int)"
         );
     }
 }
