@@ -7,8 +7,13 @@ use libfuzzer_sys::fuzz_target;
 use softgpu_hsa::diff::{Level, compare, from_csv, from_rocprof_json};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    for trace in [from_csv(text), from_rocprof_json(text)].into_iter().flatten() {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for trace in [from_csv(text), from_rocprof_json(text)]
+        .into_iter()
+        .flatten()
+    {
         for level in [Level::Exact, Level::Count, Level::Order, Level::Events] {
             let out = compare(&trace, &trace, level);
             assert!(out.same, "a trace differs from itself at {level:?}");
