@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod common;
-use common::{cli, repo, shim};
+use common::{Hip, cli, repo, shim};
 
 /// A program that has not exited after this long is hung: it is killed with its whole process
 /// group and the test fails. Every program takes a few seconds at most; a hung inline run skips
@@ -56,30 +56,6 @@ const MAX_PROBLEMS: usize = 60;
 // ---------------------------------------------------------------------------
 // HIP versions, completion modes, where things are
 // ---------------------------------------------------------------------------
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Hip {
-    /// Debian bookworm's HIP 5.2.3, on the host.
-    V5_2,
-    /// Debian sid's HIP 6.4.3, in the chroot of scripts/sid-chroot.
-    V6_4,
-}
-
-impl Hip {
-    fn label(self) -> &'static str {
-        match self {
-            Hip::V5_2 => "hip-5.2",
-            Hip::V6_4 => "hip-6.4",
-        }
-    }
-    /// What `sg: hip_version=` must say (HIP_VERSION_MAJOR.MINOR of the headers used).
-    fn version(self) -> &'static str {
-        match self {
-            Hip::V5_2 => "5.2",
-            Hip::V6_4 => "6.4",
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Completion {

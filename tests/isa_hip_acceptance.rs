@@ -39,32 +39,14 @@ use serde_json::Value;
 use softgpu_hsa::isa::{self, HipSupport, TargetDescriptor};
 
 mod common;
-use common::{repo, shim};
+use common::{Hip, repo, shim};
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
 const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
 const PROBE: &str = "devices.cpp";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Hip {
-    V5_2,
-    V6_4,
-}
-
 impl Hip {
-    fn label(self) -> &'static str {
-        match self {
-            Hip::V5_2 => "hip-5.2",
-            Hip::V6_4 => "hip-6.4",
-        }
-    }
-    fn version(self) -> &'static str {
-        match self {
-            Hip::V5_2 => "5.2",
-            Hip::V6_4 => "6.4",
-        }
-    }
     fn recorded(self, d: &TargetDescriptor) -> HipSupport {
         match self {
             Hip::V5_2 => d.hip.hip_5_2,

@@ -37,3 +37,28 @@ pub fn shim() -> PathBuf {
         )
     })
 }
+
+/// The two HIP versions the suite runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hip {
+    /// Debian bookworm's HIP 5.2.3, on the host.
+    V5_2,
+    /// Debian sid's HIP 6.4.3, in the chroot of scripts/sid-chroot.
+    V6_4,
+}
+
+impl Hip {
+    pub fn label(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "hip-5.2",
+            Hip::V6_4 => "hip-6.4",
+        }
+    }
+    /// What a program reports as HIP_VERSION_MAJOR.MINOR of the headers used.
+    pub fn version(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "5.2",
+            Hip::V6_4 => "6.4",
+        }
+    }
+}
