@@ -214,6 +214,34 @@ impl Processor {
         DrainOutcome::Idle
     }
 
+    /// Classify one packet without acting on it (observe mode: the real
+    /// runtime, not SoftGPU, processes the packet). The same checks as a drain,
+    /// except that signal handles cannot be validated (any non-null handle is
+    /// taken as live) and barriers are never waited on. Returns the status and
+    /// the reasons or findings.
+    pub fn classify<T: KernelTable + ?Sized>(
+        &self,
+        raw: &[u8; 64],
+        agent: u32,
+        kernels: &T,
+    ) -> (Status, ReasonSet) {
+        struct Unchecked;
+        impl SignalOps for Unchecked {
+            fn is_valid(&self, handle: u64) -> bool {
+                handle != 0
+            }
+            fn load(&self, _handle: u64) -> i64 {
+                0
+            }
+            fn complete(&self, _handle: u64) {}
+        }
+        match self.judge(raw, &Unchecked, agent, kernels) {
+            Verdict::Complete { findings, .. } => (Status::Validated, findings),
+            Verdict::Wait => (Status::Validated, ReasonSet::EMPTY),
+            Verdict::Reject(r) => (Status::Rejected, r),
+        }
+    }
+
     fn judge<S: SignalOps + ?Sized, T: KernelTable + ?Sized>(
         &self,
         raw: &[u8; 64],

@@ -13,8 +13,10 @@
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use super::{status, value};
+use super::forward::{self, call_real};
+use super::{observe, status, value};
 use crate::abi::{HsaAgent, HsaSignal, HsaStatus, SignalCondition};
+use crate::config::Mode;
 use crate::runtime::agents::{AgentKind, Info, InfoError, PoolKind, Topology};
 use crate::runtime::{self, events, memory, queues, signals, sys};
 
@@ -70,10 +72,21 @@ fn agent_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<AgentKind, HsaStatus> 
 // ---------------------------------------------------------------- lifecycle
 
 pub unsafe extern "C" fn hsa_init() -> u32 {
+    if forward::inside_real_call() {
+        // The real runtime (or a tools library its hsa_init loads) calls
+        // hsa_init back while our own first hsa_init is under way: answer at
+        // once from the real runtime, never re-entering our initialisation.
+        forward::REENTRIES.fetch_add(1, Ordering::Relaxed);
+        return forward::real_init();
+    }
     status("hsa_init", runtime::init)
 }
 
 pub unsafe extern "C" fn hsa_shut_down() -> u32 {
+    if forward::inside_real_call() {
+        forward::REENTRIES.fetch_add(1, Ordering::Relaxed);
+        return forward::real_shut_down();
+    }
     status("hsa_shut_down", runtime::shut_down)
 }
 
@@ -232,6 +245,11 @@ fn iterate<T>(items: impl IntoIterator<Item = T>, mut call: impl FnMut(T) -> u32
 }
 
 pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_void) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        return call_real!(hsa_iterate_agents: fn(Option<AgentCb>, *mut c_void) -> u32; cb, data)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_iterate_agents", || {
         let rt = rt()?;
         let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
@@ -346,6 +364,12 @@ pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
     cb: Option<PoolCb>,
     data: *mut c_void,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        return call_real!(hsa_amd_agent_iterate_memory_pools:
+            fn(HsaAgent, Option<PoolCb>, *mut c_void) -> u32; agent, cb, data)
+        .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_agent_iterate_memory_pools", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -621,6 +645,11 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
 }
 
 pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
+    if forward::intercepting() && sig(s).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_signal_destroy: fn(HsaSignal) -> u32; s)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_signal_destroy", || {
         rt()?;
         if s.handle == 0 {
@@ -644,6 +673,11 @@ pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
     s: HsaSignal,
     out: *mut *const AtomicI64,
 ) -> u32 {
+    if forward::intercepting() && sig(s).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_amd_signal_value_pointer: fn(HsaSignal, *mut *const AtomicI64) -> u32; s, out)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_signal_value_pointer", || {
         rt()?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
@@ -742,6 +776,10 @@ macro_rules! signal_loads {
         pub unsafe extern "C" fn $name(s: HsaSignal) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => slot.value.load($ord),
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    call_real!($name: fn(HsaSignal) -> i64; s).unwrap_or(0)
+                }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
@@ -761,6 +799,13 @@ macro_rules! signal_stores {
                 Some(slot) => {
                     slot.value.store(v, $ord);
                     if $ring { after_write(slot) } else { signals::notify_change() }
+                }
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    if $ring && forward::observing() {
+                        observe::before_store(s.handle, Some(v));
+                    }
+                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
                 }
                 None => bad_signal(stringify!($name), s),
             })
@@ -783,6 +828,13 @@ macro_rules! signal_rmw {
                 Some(slot) => {
                     slot.value.$op(v, $ord);
                     after_write(slot);
+                }
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    if forward::observing() {
+                        observe::before_store(s.handle, None);
+                    }
+                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
                 }
                 None => bad_signal(stringify!($name), s),
             })
@@ -830,6 +882,13 @@ macro_rules! signal_exchange {
                     after_write(slot);
                     old
                 }
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    if forward::observing() {
+                        observe::before_store(s.handle, Some(v));
+                    }
+                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0)
+                }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
@@ -851,6 +910,13 @@ macro_rules! signal_cas {
                     Ok(old) => { after_write(slot); old }
                     Err(old) => old,
                 },
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    if forward::observing() {
+                        observe::before_store(s.handle, Some(v));
+                    }
+                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(0)
+                }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
@@ -872,6 +938,11 @@ macro_rules! signal_waits {
         pub unsafe extern "C" fn $name(s: HsaSignal, cond: u32, compare: i64, timeout: u64, _state: u32) -> i64 {
             value(stringify!($name), 0, || match sig(s) {
                 Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
+                None if forward::forwarding() => {
+                    forward::note_entry();
+                    call_real!($name: fn(HsaSignal, u32, i64, u64, u32) -> i64;
+                        s, cond, compare, timeout, _state).unwrap_or(0)
+                }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
@@ -900,6 +971,23 @@ pub unsafe extern "C" fn hsa_queue_create(
 ) -> u32 {
     status("hsa_queue_create", || {
         let rt = rt()?;
+        if rt.mode != Mode::Virtual {
+            forward::note_entry();
+            // SAFETY: the program's own arguments, passed on unchanged.
+            return unsafe {
+                queue_create_forwarding(
+                    rt,
+                    agent,
+                    size,
+                    queue_type,
+                    _callback,
+                    _data,
+                    _private_segment_size,
+                    _group_segment_size,
+                    out,
+                )
+            };
+        }
         let a = agent_of(rt, agent)?;
         let AgentKind::Gpu(_) = a else {
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
@@ -929,7 +1017,84 @@ pub unsafe extern "C" fn hsa_queue_create(
     })
 }
 
+/// `hsa_queue_create` over a real runtime. Intercept: a queue on a real GPU
+/// agent is the shim's own (ring in host memory, a doorbell the shim
+/// recognises); anything else goes to the real runtime. Observe: the real
+/// runtime creates the queue and the shim watches its doorbell.
+#[allow(clippy::too_many_arguments)]
+unsafe fn queue_create_forwarding(
+    rt: &'static runtime::Runtime,
+    agent: HsaAgent,
+    size: u32,
+    queue_type: u32,
+    callback: Option<QueueErrorCb>,
+    data: *mut c_void,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    out: *mut *mut c_void,
+) -> R {
+    let gpu_index = rt
+        .real_agents
+        .iter()
+        .position(|a| a.gpu && a.handle == agent.handle)
+        .map(|i| i as u32);
+    let forward_it = || {
+        let st = call_real!(hsa_queue_create: fn(HsaAgent, u32, u32, Option<QueueErrorCb>, *mut c_void, u32, u32, *mut *mut c_void) -> u32;
+            agent, size, queue_type, callback, data, private_segment_size, group_segment_size, out)
+        .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 { Ok(()) } else { Err(HsaStatus(st)) }
+    };
+    match (rt.mode, gpu_index) {
+        (Mode::Intercept, Some(agent_index)) => {
+            let limits =
+                crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
+            if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
+                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+            }
+            if queue_type > crate::abi::queue_type::SINGLE {
+                tracing::warn!(
+                    "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
+                );
+                return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
+            }
+            let q = queues::create(size, queue_type, agent_index, |id| {
+                rt.capture
+                    .as_ref()
+                    .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
+            })
+            .map_err(|e| {
+                tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
+                HsaStatus::ERROR_OUT_OF_RESOURCES
+            })?;
+            tracing::debug!(
+                queue = q.queue_id,
+                "softgpu: intercept: the shim owns the queue created on real agent {:#x}",
+                agent.handle
+            );
+            write_out(out, q.slot as *const queues::QueueSlot as *mut c_void)
+        }
+        (Mode::Observe, Some(agent_index)) => {
+            forward_it()?;
+            if !out.is_null() {
+                // SAFETY: the real hsa_queue_create succeeded and wrote the queue
+                // pointer to the program's non-null out-parameter.
+                observe::register(unsafe { out.read() }, agent_index);
+            }
+            Ok(())
+        }
+        _ => forward_it(),
+    }
+}
+
 pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        if forward::observing() {
+            observe::unregister(q);
+        }
+        return call_real!(hsa_queue_destroy: fn(*mut c_void) -> u32; q)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_queue_destroy", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -939,6 +1104,11 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
 }
 
 pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_queue_inactivate: fn(*mut c_void) -> u32; q)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_queue_inactivate", || {
         rt()?;
         queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -948,21 +1118,27 @@ pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     })
 }
 
+/// An index operation on a shim queue; `None` when `q` is not one (the
+/// caller forwards it in intercept mode).
 fn queue_field(
     name: &'static str,
     q: *const c_void,
     f: impl FnOnce(&AtomicU64) -> u64,
     write: bool,
-) -> u64 {
-    value(name, 0, || match queues::lookup(q as u64) {
-        Some(vq) => f(if write {
+) -> Option<u64> {
+    value(name, Some(0), || match queues::lookup(q as u64) {
+        Some(vq) => Some(f(if write {
             &vq.slot.write_dispatch_id
         } else {
             &vq.slot.read_dispatch_id
-        }),
+        })),
+        None if forward::forwarding() => {
+            forward::note_entry();
+            None
+        }
         None => {
             tracing::error!("softgpu: {name}: {q:p} is not a live SoftGPU queue");
-            0
+            Some(0)
         }
     })
 }
@@ -970,7 +1146,9 @@ fn queue_field(
 macro_rules! queue_loads {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void) -> u64 {
-            queue_field(stringify!($name), q, |a| a.load($ord), $write)
+            queue_field(stringify!($name), q, |a| a.load($ord), $write).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void) -> u64; q).unwrap_or(0)
+            })
         }
     )*};
 }
@@ -987,7 +1165,9 @@ queue_loads! {
 macro_rules! queue_stores {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) {
-            queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write);
+            if queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write).is_none() {
+                let _ = call_real!($name: fn(*const c_void, u64) -> (); q, v);
+            }
         }
     )*};
 }
@@ -1004,7 +1184,9 @@ queue_stores! {
 macro_rules! queue_adds {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
-            queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true)
+            queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void, u64) -> u64; q, v).unwrap_or(0)
+            })
         }
     )*};
 }
@@ -1024,7 +1206,9 @@ macro_rules! queue_cas {
         pub unsafe extern "C" fn $name(q: *const c_void, expected: u64, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| match a.compare_exchange(expected, v, $ok, $fail) {
                 Ok(o) | Err(o) => o,
-            }, true)
+            }, true).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void, u64, u64) -> u64; q, expected, v).unwrap_or(0)
+            })
         }
     )*};
 }
@@ -1076,6 +1260,11 @@ pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
     q: *mut c_void,
     _enable: i32,
 ) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_amd_profiling_set_profiler_enabled: fn(*mut c_void, i32) -> u32; q, _enable)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_profiling_set_profiler_enabled", || {
         rt()?;
         queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -1464,6 +1653,11 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     count: u32,
     mask: *const u32,
 ) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_amd_queue_cu_set_mask: fn(*const c_void, u32, *const u32) -> u32; q, count, mask)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_queue_cu_set_mask", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -1484,6 +1678,11 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     count: u32,
     mask: *mut u32,
 ) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_amd_queue_cu_get_mask: fn(*const c_void, u32, *mut u32) -> u32; q, count, mask)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_queue_cu_get_mask", || {
         let rt = rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -1516,6 +1715,11 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
 }
 
 pub unsafe extern "C" fn hsa_amd_queue_set_priority(q: *mut c_void, priority: u32) -> u32 {
+    if forward::forwarding() && queues::lookup(q as u64).is_none() {
+        forward::note_entry();
+        return call_real!(hsa_amd_queue_set_priority: fn(*mut c_void, u32) -> u32; q, priority)
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
     status("hsa_amd_queue_set_priority", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
@@ -1724,6 +1928,17 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
 }
 
 pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_char) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_executable_freeze: fn(u64, *const c_char) -> u32; exec, _options)
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            if let Ok(rt) = rt() {
+                runtime::executables::record_real_kernels(rt, &forward::real_kernels(exec));
+            }
+        }
+        return st;
+    }
     status("hsa_executable_freeze", || {
         rt()?;
         executables::freeze(exec)

@@ -15,7 +15,9 @@
 //! binaries never define `hsa_*` symbols.
 
 pub mod exports;
+pub mod forward;
 pub mod loader;
+pub mod observe;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,15 +83,21 @@ macro_rules! entry_points {
             $((stringify!($fc), Support::FailClosed),)*
         ];
 
-        // Every export is a one-instruction trampoline named after the C
-        // function (a tail jump to the Rust function) and bound to the
-        // `ROCR_1` symbol version, like ROCr's own, so the shim works both
-        // under LD_PRELOAD and as a drop-in `libhsa-runtime64.so.1` for
-        // binaries linked against `hsa_init@ROCR_1`. The symbol and its
+        // Every export is a short trampoline named after the C function and
+        // bound to the `ROCR_1` symbol version, like ROCr's own, so the shim
+        // works both under LD_PRELOAD and as a drop-in `libhsa-runtime64.so.1`
+        // for binaries linked against `hsa_init@ROCR_1`. The symbol and its
         // `.symver` must be defined in the same object file, which a Rust
         // `no_mangle` function cannot guarantee across codegen units; an
         // assembly block with the Rust function as a `sym` operand can. The
         // version node is defined by `hsa-headers/rocr.map` (build.rs).
+        //
+        // The trampoline (see `forward`): when call counting is on, count the
+        // call; then, if the entry's forward slot holds an address (a real
+        // ROCr function, in intercept or observe mode), count the forward and
+        // tail-jump there, else tail-jump to the shim's own function. It
+        // touches only r11 and the flags, which the System V ABI lets a callee
+        // clobber, and never the stack, so every signature passes through.
         $(
             #[cfg(not(test))]
             core::arch::global_asm!(
@@ -98,11 +106,30 @@ macro_rules! entry_points {
                 concat!(".type ", stringify!($imp), ", @function"),
                 ".p2align 4",
                 concat!(stringify!($imp), ":"),
+                "cmp byte ptr [rip + {counting}], 0",
+                "jne 3f",
+                "2:",
+                "mov r11, qword ptr [rip + {slot}]",
+                "test r11, r11",
+                "jne 4f",
                 "jmp {f}",
+                "4:",
+                "cmp byte ptr [rip + {counting}], 0",
+                "je 5f",
+                "lock inc qword ptr [rip + {fwd}]",
+                "5:",
+                "jmp r11",
+                "3:",
+                "lock inc qword ptr [rip + {recv}]",
+                "jmp 2b",
                 concat!(".size ", stringify!($imp), ", . - ", stringify!($imp)),
                 concat!(".symver ", stringify!($imp), ", ", stringify!($imp), "@@ROCR_1"),
                 ".popsection",
                 f = sym exports::$imp,
+                counting = sym forward::COUNTING,
+                slot = sym table::slot::$imp,
+                fwd = sym table::forwarded::$imp,
+                recv = sym table::received::$imp,
             );
         )*
         $(
@@ -113,13 +140,90 @@ macro_rules! entry_points {
                 concat!(".type ", stringify!($fc), ", @function"),
                 ".p2align 4",
                 concat!(stringify!($fc), ":"),
+                "cmp byte ptr [rip + {counting}], 0",
+                "jne 3f",
+                "2:",
+                "mov r11, qword ptr [rip + {slot}]",
+                "test r11, r11",
+                "jne 4f",
                 "jmp {f}",
+                "4:",
+                "cmp byte ptr [rip + {counting}], 0",
+                "je 5f",
+                "lock inc qword ptr [rip + {fwd}]",
+                "5:",
+                "jmp r11",
+                "3:",
+                "lock inc qword ptr [rip + {recv}]",
+                "jmp 2b",
                 concat!(".size ", stringify!($fc), ", . - ", stringify!($fc)),
                 concat!(".symver ", stringify!($fc), ", ", stringify!($fc), "@@ROCR_1"),
                 ".popsection",
                 f = sym fail_closed_exports::$fc,
+                counting = sym forward::COUNTING,
+                slot = sym table::slot::$fc,
+                fwd = sym table::forwarded::$fc,
+                recv = sym table::received::$fc,
             );
         )*
+
+        /// Per-entry state, one static of each kind per entry point, named
+        /// after it: `slot` (forward target, 0 = answered by the shim),
+        /// `real` (the real runtime's function, 0 = none resolved), and the
+        /// `received` / `forwarded` call counters.
+        #[allow(non_upper_case_globals)]
+        pub mod table {
+            pub mod slot {
+                use std::sync::atomic::AtomicUsize;
+                $(pub static $imp: AtomicUsize = AtomicUsize::new(0);)*
+                $(pub static $fc: AtomicUsize = AtomicUsize::new(0);)*
+            }
+            pub mod real {
+                use std::sync::atomic::AtomicUsize;
+                $(pub static $imp: AtomicUsize = AtomicUsize::new(0);)*
+                $(pub static $fc: AtomicUsize = AtomicUsize::new(0);)*
+            }
+            pub mod received {
+                use std::sync::atomic::AtomicU64;
+                $(pub static $imp: AtomicU64 = AtomicU64::new(0);)*
+                $(pub static $fc: AtomicU64 = AtomicU64::new(0);)*
+            }
+            pub mod forwarded {
+                use std::sync::atomic::AtomicU64;
+                $(pub static $imp: AtomicU64 = AtomicU64::new(0);)*
+                $(pub static $fc: AtomicU64 = AtomicU64::new(0);)*
+            }
+            /// Fail-closed stand-ins for functions the real runtime lacks.
+            pub mod missing_real {
+                $(pub extern "C" fn $imp() -> u32 {
+                    super::super::forward::missing(stringify!($imp));
+                    crate::abi::HsaStatus::ERROR.0
+                })*
+                $(pub extern "C" fn $fc() -> u32 {
+                    super::super::forward::missing(stringify!($fc));
+                    crate::abi::HsaStatus::ERROR.0
+                })*
+            }
+            /// Every entry with its state, in [`super::ENTRY_POINTS`] order.
+            pub static ENTRIES: &[super::forward::Entry] = &[
+                $(super::forward::Entry {
+                    name: stringify!($imp),
+                    slot: &slot::$imp,
+                    real: &real::$imp,
+                    received: &received::$imp,
+                    forwarded: &forwarded::$imp,
+                    missing: missing_real::$imp,
+                },)*
+                $(super::forward::Entry {
+                    name: stringify!($fc),
+                    slot: &slot::$fc,
+                    real: &real::$fc,
+                    received: &received::$fc,
+                    forwarded: &forwarded::$fc,
+                    missing: missing_real::$fc,
+                },)*
+            ];
+        }
 
         /// Generated fail-closed exports.
         pub mod fail_closed_exports {

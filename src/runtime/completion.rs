@@ -38,9 +38,7 @@ pub fn defer(signal: u64, delay_ns: u64) {
             .is_ok()
     });
     if !ok {
-        if let Some(s) = signals::lookup(signal) {
-            signals::complete(s, sys::now_ns());
-        }
+        complete(signal);
         return;
     }
     let due_ns = sys::now_ns().saturating_add(delay_ns);
@@ -50,6 +48,18 @@ pub fn defer(signal: u64, delay_ns: u64) {
         .push_back(Pending { signal, due_ns });
     BELL.fetch_add(1, Ordering::SeqCst);
     sys::futex_wake_all(&BELL);
+}
+
+/// Complete `signal`: one of ours, or (intercept mode) the real runtime's,
+/// through its own subtract. No lock is held here.
+fn complete(signal: u64) {
+    match signals::lookup(signal) {
+        Some(s) => signals::complete(s, sys::now_ns()),
+        None if crate::interpose::forward::intercepting() => {
+            crate::interpose::forward::signal_complete(signal)
+        }
+        None => {}
+    }
 }
 
 fn run() {
@@ -69,8 +79,6 @@ fn run() {
             std::thread::sleep(std::time::Duration::from_nanos(due - now));
         }
         QUEUE.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-        if let Some(s) = signals::lookup(signal) {
-            signals::complete(s, sys::now_ns());
-        }
+        complete(signal);
     }
 }

@@ -386,3 +386,66 @@ pub fn symbol(handle: u64) -> Result<SymbolEntry, HsaStatus> {
         .cloned()
         .ok_or(HsaStatus::ERROR_INVALID_EXECUTABLE_SYMBOL)
 }
+
+/// Record the kernels of an executable the *real* runtime loaded and froze
+/// (intercept and observe modes), so dispatches are named and checked against
+/// what the real runtime reports for each kernel: kernarg size and static
+/// segment sizes. The real runtime does not report a kernel's maximum or
+/// required workgroup size or register counts, so those stay unknown.
+pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::interpose::forward::RealKernel]) {
+    if kernels.is_empty() {
+        return;
+    }
+    let agent_of = |h: u64| {
+        rt.real_agents
+            .iter()
+            .position(|a| a.handle == h)
+            .map_or(u32::MAX, |i| i as u32)
+    };
+    {
+        let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
+        let map = k.get_or_insert_with(Default::default);
+        for r in kernels.iter().filter(|r| r.kernel_object != 0) {
+            map.insert(
+                r.kernel_object,
+                crate::aql::KernelInfo {
+                    agent: agent_of(r.agent),
+                    kernarg_size: r.kernarg_size,
+                    group_segment_fixed_size: r.group_segment_size,
+                    private_segment_fixed_size: r.private_segment_size,
+                    max_flat_workgroup_size: 0,
+                    reqd_workgroup_size: None,
+                    runtime_blit: crate::capture::is_runtime_blit_kernel(&r.name),
+                },
+            );
+        }
+    }
+    if let Some(c) = &rt.capture {
+        c.add_code_object(
+            kernels
+                .iter()
+                .map(|r| (r.kernel_object, r.name.clone()))
+                .collect(),
+        );
+        c.add_kernel_info(
+            kernels
+                .iter()
+                .map(|r| crate::capture::KernelMeta {
+                    kernel_object: r.kernel_object,
+                    sgpr_count: 0,
+                    vgpr_count: 0,
+                    agpr_count: 0,
+                    group_segment_fixed_size: r.group_segment_size,
+                    private_segment_fixed_size: r.private_segment_size,
+                    kernarg_size: r.kernarg_size,
+                    wavefront_size: 0,
+                    max_flat_workgroup_size: 0,
+                })
+                .collect(),
+        );
+    }
+    tracing::debug!(
+        "softgpu: recorded {} kernels of a real executable",
+        kernels.len()
+    );
+}

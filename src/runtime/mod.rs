@@ -30,6 +30,7 @@ use crate::capture::{
     AgentDesc, AgentKind as CapAgentKind, CaptureHeader, CaptureWriter, KernargClass,
 };
 use crate::config::{Config, Mode};
+use crate::interpose::forward;
 use agents::Topology;
 use queues::DrainContext;
 
@@ -45,7 +46,8 @@ use queues::DrainContext;
 pub const HIP_BLIT_COPY_VAR: &std::ffi::CStr = c"GPU_FORCE_BLIT_COPY_SIZE";
 
 /// The load-time constructor: sets [`HIP_BLIT_COPY_VAR`] to 0 when unset and
-/// does nothing else (no threads, no files, no allocation).
+/// reads `SOFTGPU_CALL_COUNTS`; nothing else (no threads, no files, no
+/// allocation).
 #[cfg(not(test))]
 extern "C" fn at_load() {
     // SAFETY: shared-library constructors run while the dynamic loader holds
@@ -57,6 +59,7 @@ extern "C" fn at_load() {
             libc::setenv(HIP_BLIT_COPY_VAR.as_ptr(), c"0".as_ptr(), 0);
         }
     }
+    forward::init_counting_from_env();
 }
 
 #[cfg(not(test))]
@@ -67,6 +70,14 @@ static AT_LOAD: extern "C" fn() = at_load;
 /// One initialised runtime instance.
 pub struct Runtime {
     pub config: Config,
+    /// The mode in force: `Virtual`, `Intercept` or `Observe` (never `Auto`).
+    pub mode: Mode,
+    /// This copy of SoftGPU is loaded *below* another definition of
+    /// `hsa_init` (standing in for a real ROCr, as the tests do): it is a
+    /// plain virtual runtime that neither captures nor prints a summary.
+    pub lower: bool,
+    /// The real runtime's agents (intercept and observe), by capture index.
+    pub real_agents: Vec<crate::interpose::forward::RealAgent>,
     pub topo: Topology,
     pub ctx: DrainContext,
     pub capture: Option<Arc<CaptureWriter>>,
@@ -107,10 +118,23 @@ pub fn drain_context() -> Option<&'static DrainContext> {
     }
 }
 
-/// `hsa_init`.
+/// `hsa_init`. In a forwarding mode every call after the first also
+/// initialises the real runtime again, so its reference count follows ours.
 pub fn init() -> Result<(), HsaStatus> {
-    let rt = RUNTIME.get_or_init(build).as_ref().map_err(|e| *e)?;
-    let _ = rt;
+    let mut built_now = false;
+    let rt = RUNTIME
+        .get_or_init(|| {
+            built_now = true;
+            build()
+        })
+        .as_ref()
+        .map_err(|e| *e)?;
+    if !built_now && rt.mode != Mode::Virtual {
+        let st = forward::real_init();
+        if st != 0 {
+            return Err(HsaStatus(st));
+        }
+    }
     REFCOUNT.fetch_add(1, Ordering::AcqRel);
     Ok(())
 }
@@ -118,18 +142,28 @@ pub fn init() -> Result<(), HsaStatus> {
 /// `hsa_shut_down`.
 pub fn shut_down() -> Result<(), HsaStatus> {
     let prev = REFCOUNT.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    let rt = match RUNTIME.get() {
+        Some(Ok(rt)) => rt,
+        _ => return Err(HsaStatus::ERROR_NOT_INITIALIZED),
+    };
     match prev {
-        Ok(1) => {
-            // Last reference: make everything captured so far durable. The file
-            // is finalised (trailer) at exit, since a later hsa_init may follow.
-            if let Ok(rt) = RUNTIME.get().expect("initialised").as_ref() {
+        Ok(n) => {
+            if n == 1 {
+                // Last reference: make everything captured so far durable. The
+                // file is finalised (trailer) at exit, since a later hsa_init
+                // may follow.
                 if let Some(c) = &rt.capture {
                     let _ = c.flush();
                 }
             }
+            if rt.mode != Mode::Virtual {
+                let st = forward::real_shut_down();
+                if st != 0 {
+                    return Err(HsaStatus(st));
+                }
+            }
             Ok(())
         }
-        Ok(_) => Ok(()),
         Err(_) => Err(HsaStatus::ERROR_NOT_INITIALIZED),
     }
 }
@@ -140,16 +174,22 @@ fn build() -> Result<Runtime, HsaStatus> {
         eprintln!("{msg}");
     }
     let log_guard = init_logging(&config);
-    match config.mode {
-        Mode::Auto | Mode::Virtual => {}
-        Mode::Intercept | Mode::Observe => {
-            tracing::error!(
-                "softgpu: SOFTGPU_MODE={} needs the real-ROCr forwarding layer, which this build does not have; hsa_init fails closed",
-                config.mode.as_str()
-            );
-            return Err(HsaStatus::ERROR);
-        }
+    let lower = forward::shadowed();
+    let mut config = config;
+    if lower {
+        // Standing in for a real runtime below another SoftGPU copy: never
+        // capture into (or summarise over) the shim's capture.
+        config.capture = crate::config::CaptureSetting::Off;
+        config.summary = false;
     }
+    let (mode, real_agents) = if lower {
+        tracing::debug!(
+            "softgpu: loaded below another hsa_init; acting as a plain virtual runtime"
+        );
+        (Mode::Virtual, Vec::new())
+    } else {
+        choose_mode(config.mode)?
+    };
     let gpus = config
         .targets
         .iter()
@@ -163,32 +203,52 @@ fn build() -> Result<Runtime, HsaStatus> {
         .collect::<Vec<_>>();
     let topo = Topology::new(gpus);
     let pid = sys::getpid();
-    tracing::info!(
-        mode = "virtual",
-        requested = config.mode.as_str(),
-        "softgpu: no real ROCr in use; the shim is the HSA runtime"
-    );
+    if mode == Mode::Virtual && !lower {
+        tracing::info!(
+            mode = "virtual",
+            requested = config.mode.as_str(),
+            "softgpu: no real ROCr in use; the shim is the HSA runtime"
+        );
+    }
 
     let capture_path = config.capture_path(pid);
     let capture = capture_path.as_ref().and_then(|path| {
-        let mut agents = vec![AgentDesc {
-            index: 0,
-            kind: CapAgentKind::Cpu,
-            name: "cpu".into(),
-            target: None,
-        }];
-        for (i, d) in topo.gpus.iter().enumerate() {
-            agents.push(AgentDesc {
-                index: i as u32 + 1,
-                kind: CapAgentKind::Gpu,
-                name: d.id.into(),
-                target: Some(d.id.into()),
-            });
-        }
+        let agents = if mode == Mode::Virtual {
+            let mut agents = vec![AgentDesc {
+                index: 0,
+                kind: CapAgentKind::Cpu,
+                name: "cpu".into(),
+                target: None,
+            }];
+            for (i, d) in topo.gpus.iter().enumerate() {
+                agents.push(AgentDesc {
+                    index: i as u32 + 1,
+                    kind: CapAgentKind::Gpu,
+                    name: d.id.into(),
+                    target: Some(d.id.into()),
+                });
+            }
+            agents
+        } else {
+            real_agents
+                .iter()
+                .enumerate()
+                .map(|(i, a)| AgentDesc {
+                    index: i as u32,
+                    kind: if a.gpu {
+                        CapAgentKind::Gpu
+                    } else {
+                        CapAgentKind::Cpu
+                    },
+                    name: a.name.clone(),
+                    target: a.gpu.then(|| a.name.clone()),
+                })
+                .collect()
+        };
         let header = CaptureHeader {
             pid,
             start_unix_ns: sys::unix_ns(),
-            mode: "virtual".into(),
+            mode: mode.as_str().into(),
             agents,
         };
         let classify = Box::new(|addr: u64| {
@@ -223,21 +283,45 @@ fn build() -> Result<Runtime, HsaStatus> {
     if rc != 0 {
         tracing::warn!("softgpu: pthread_atfork failed; a forked child could block on the capture");
     }
-    let max_wg = topo
-        .gpus
-        .iter()
-        .map(|d| d.facts.workgroup_max_size.value as u32)
-        .min()
-        .unwrap_or(1024);
-    let max_lds = topo
-        .gpus
-        .iter()
-        .map(|d| d.facts.lds_bytes_per_workgroup.value as u32)
-        .min()
-        .unwrap_or(65536);
+    let (max_wg, max_lds) = if mode == Mode::Virtual {
+        let max_wg = topo
+            .gpus
+            .iter()
+            .map(|d| d.facts.workgroup_max_size.value as u32)
+            .min()
+            .unwrap_or(1024);
+        let max_lds = topo
+            .gpus
+            .iter()
+            .map(|d| d.facts.lds_bytes_per_workgroup.value as u32)
+            .min()
+            .unwrap_or(65536);
+        (max_wg, max_lds)
+    } else {
+        // The real agents' own limits: the workgroup size it reports, and the
+        // LDS of its target when the registry knows it (else no LDS check).
+        let gpus = real_agents.iter().filter(|a| a.gpu);
+        let max_wg = gpus
+            .clone()
+            .map(|a| a.workgroup_max)
+            .filter(|w| *w > 0)
+            .min()
+            .unwrap_or(1024);
+        let max_lds = gpus
+            .map(|a| match crate::isa::find(&a.name) {
+                Ok(d) => d.facts.lds_bytes_per_workgroup.value as u32,
+                Err(_) => u32::MAX,
+            })
+            .min()
+            .unwrap_or(u32::MAX);
+        (max_wg, max_lds)
+    };
     let completion = config.completion;
     Ok(Runtime {
         config,
+        mode,
+        lower,
+        real_agents,
         topo,
         ctx: DrainContext {
             processor: Processor::new(max_wg).with_lds_limit(max_lds),
@@ -248,6 +332,91 @@ fn build() -> Result<Runtime, HsaStatus> {
         pid,
         log_guard: Mutex::new(log_guard),
     })
+}
+
+/// Decide the mode: resolve the real runtime and initialise it when the
+/// requested mode may use one. Returns the mode and the real agents.
+fn choose_mode(requested: Mode) -> Result<(Mode, Vec<forward::RealAgent>), HsaStatus> {
+    if requested == Mode::Virtual {
+        return Ok((Mode::Virtual, Vec::new()));
+    }
+    let explicit = requested != Mode::Auto;
+    let resolved = match forward::resolve() {
+        Ok(r) => r,
+        Err(why) => {
+            if explicit {
+                tracing::error!(
+                    "softgpu: SOFTGPU_MODE={} needs a real HSA runtime below the shim: {why}; hsa_init fails",
+                    requested.as_str()
+                );
+                return Err(HsaStatus::ERROR);
+            }
+            tracing::info!("softgpu: mode auto: {why}; using the virtual runtime");
+            return Ok((Mode::Virtual, Vec::new()));
+        }
+    };
+    let target = if requested == Mode::Observe {
+        Mode::Observe
+    } else {
+        Mode::Intercept
+    };
+    // Route before the real hsa_init runs: anything it (or a tools library it
+    // loads) calls back into already reaches the real runtime.
+    forward::install(target);
+    let st = forward::real_init();
+    if st != 0 {
+        forward::uninstall();
+        if explicit {
+            tracing::error!(
+                "softgpu: SOFTGPU_MODE={}: the real runtime's hsa_init (in {}) returned {st:#x}; hsa_init fails",
+                requested.as_str(),
+                resolved.source
+            );
+            return Err(HsaStatus(st));
+        }
+        tracing::info!(
+            "softgpu: mode auto: the real runtime's hsa_init (in {}) returned {st:#x} (no usable GPU); using the virtual runtime",
+            resolved.source
+        );
+        return Ok((Mode::Virtual, Vec::new()));
+    }
+    let agents = forward::real_agents();
+    if !agents.iter().any(|a| a.gpu) {
+        if !explicit {
+            let _ = forward::real_shut_down();
+            forward::uninstall();
+            tracing::info!(
+                "softgpu: mode auto: the real runtime (in {}) has no GPU agent; using the virtual runtime",
+                resolved.source
+            );
+            return Ok((Mode::Virtual, Vec::new()));
+        }
+        tracing::warn!(
+            "softgpu: SOFTGPU_MODE={}: the real runtime has no GPU agent; nothing will be captured",
+            requested.as_str()
+        );
+    }
+    if !resolved.missing.is_empty() {
+        tracing::debug!(
+            missing = ?resolved.missing,
+            "softgpu: functions the real runtime does not provide fail closed"
+        );
+    }
+    tracing::info!(
+        mode = target.as_str(),
+        requested = requested.as_str(),
+        "softgpu: real ROCr in {} ({} functions resolved, {} missing); GPU agents: {}",
+        resolved.source,
+        resolved.found,
+        resolved.missing.len(),
+        agents
+            .iter()
+            .filter(|a| a.gpu)
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok((target, agents))
 }
 
 fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
@@ -309,6 +478,10 @@ pub fn finish() {
     if FINISHED.swap(true, Ordering::AcqRel) {
         return;
     }
+    forward::write_counts(if rt.lower { "lower" } else { "shim" }, rt.mode.as_str());
+    if rt.lower {
+        return;
+    }
     let counts = queues::total_counts();
     if let Some(c) = &rt.capture {
         if let Err(e) = c.finish(counts.stalls, sys::now_ns()) {
@@ -318,7 +491,17 @@ pub fn finish() {
             );
         }
     }
-    if rt.config.summary {
+    if rt.config.summary && rt.mode == Mode::Observe {
+        let path = rt
+            .capture_path
+            .as_ref()
+            .map_or_else(|| "off".to_string(), |p| p.display().to_string());
+        let o = crate::interpose::observe::total_counts();
+        eprintln!(
+            "softgpu: observe mode: {} dispatches and {} barriers captured, then forwarded to the real runtime, which executed them; {} with findings; capture: {}",
+            o.dispatches, o.barriers, o.with_findings, path
+        );
+    } else if rt.config.summary {
         let path = rt
             .capture_path
             .as_ref()

@@ -23,6 +23,7 @@ use crate::aql::{
     DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
 };
 use crate::capture::QueueProducer;
+use crate::interpose::forward;
 
 pub const MAX_QUEUES: usize = 1024;
 const SLOT: usize = 512;
@@ -359,20 +360,35 @@ pub struct RuntimeSignals {
 impl SignalOps for RuntimeSignals {
     #[inline]
     fn is_valid(&self, handle: u64) -> bool {
-        signals::lookup(handle).is_some()
+        // Over a real runtime (intercept), completion and dependency signals
+        // are the real runtime's: they cannot be validated without calling
+        // it, so any non-null handle is taken as live.
+        signals::lookup(handle).is_some() || (handle != 0 && forward::intercepting())
     }
     #[inline]
     fn load(&self, handle: u64) -> i64 {
-        signals::lookup(handle).map_or(0, |s| s.value.load(Ordering::Acquire))
+        match signals::lookup(handle) {
+            Some(s) => s.value.load(Ordering::Acquire),
+            // A real signal (intercept): the real runtime's load. This is the
+            // one call into the real runtime made with a lock held (this
+            // queue's drain lock); a signal load never calls back into the
+            // program or the shim, so it cannot re-enter that lock.
+            None if forward::intercepting() => forward::signal_load(handle),
+            None => 0,
+        }
     }
     #[inline]
     fn complete(&self, handle: u64) {
+        let ours = signals::lookup(handle).is_some();
         match self.completion {
-            crate::config::Completion::Inline => {
+            crate::config::Completion::Inline if ours => {
                 if let Some(s) = signals::lookup(handle) {
                     signals::complete(s, sys::now_ns());
                 }
             }
+            // A real signal is completed by the completion thread, so that no
+            // lock of ours is held while the real runtime runs.
+            crate::config::Completion::Inline => super::completion::defer(handle, 0),
             crate::config::Completion::Thread { delay_us } => {
                 super::completion::defer(handle, delay_us.saturating_mul(1000))
             }

@@ -1,0 +1,616 @@
+//! Forwarding to a real ROCr below the shim (`intercept` and `observe` modes).
+//!
+//! **Resolution.** At the first `hsa_init` in a forwarding mode the real
+//! runtime's functions are resolved once, eagerly: from the
+//! `libhsa-runtime64.so.1` already loaded (when that is not the shim itself),
+//! else from the next definition after the shim (`RTLD_NEXT`). Each entry
+//! point's address is kept in its `table::real` slot; a function the real
+//! runtime lacks stays 0 and its calls fail closed with an error naming it.
+//!
+//! **Routing.** Every export's trampoline reads its `table::slot`: non-zero
+//! means "tail-jump to the real function". [`install`] fills the slots of the
+//! entries the mode passes straight through, and leaves 0 in those the shim
+//! must see ([`answered_by_shim`]): the lifecycle, the queues (intercept), the
+//! doorbell stores, executable freezing (to learn kernel names) and the
+//! callback iterators (to count re-entry). Those shim functions forward
+//! whatever is not the shim's own through [`call_real!`].
+//!
+//! **Re-entry.** A call into the real runtime made through [`call_real!`]
+//! raises a per-thread depth; a shim-answered export entered while the depth
+//! is non-zero (a callback of `hsa_iterate_agents`, or a tools library the real
+//! `hsa_init` loads) counts a re-entry and is answered at once, by handle: no
+//! shim lock is ever held across a call into the real runtime.
+//!
+//! **Counting.** With `SOFTGPU_CALL_COUNTS=PATH` set, every export counts the
+//! calls it receives and the calls it forwards, and each copy of the library
+//! in the process appends one JSON line to PATH at exit (see [`write_counts`]).
+//! The tests load a second copy of SoftGPU as the "real" runtime and check
+//! that every forwarded call arrived there.
+
+use std::cell::Cell;
+use std::ffi::{CStr, CString, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+
+use crate::config::Mode;
+
+/// One entry point's state (generated in [`super::table`]).
+pub struct Entry {
+    pub name: &'static str,
+    pub slot: &'static AtomicUsize,
+    pub real: &'static AtomicUsize,
+    pub received: &'static AtomicU64,
+    pub forwarded: &'static AtomicU64,
+    /// Fail-closed stand-in used when the real runtime lacks the function.
+    pub missing: extern "C" fn() -> u32,
+}
+
+/// Set at load when `SOFTGPU_CALL_COUNTS` is set: the trampolines count calls.
+/// Read by the trampolines as one byte.
+pub static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// The environment variable naming the call-count report file.
+pub const CALL_COUNTS_VAR: &CStr = c"SOFTGPU_CALL_COUNTS";
+
+const ACTIVE_VIRTUAL: u8 = 0;
+const ACTIVE_INTERCEPT: u8 = 1;
+const ACTIVE_OBSERVE: u8 = 2;
+static ACTIVE: AtomicU8 = AtomicU8::new(ACTIVE_VIRTUAL);
+
+/// Calls into the shim made while the same thread was inside a call into the
+/// real runtime.
+pub static REENTRIES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The mode now in force (never `Auto`).
+#[inline]
+pub fn active() -> Mode {
+    match ACTIVE.load(Ordering::Acquire) {
+        ACTIVE_INTERCEPT => Mode::Intercept,
+        ACTIVE_OBSERVE => Mode::Observe,
+        _ => Mode::Virtual,
+    }
+}
+
+/// Whether a real runtime is below the shim (intercept or observe).
+#[inline]
+pub fn forwarding() -> bool {
+    ACTIVE.load(Ordering::Relaxed) != ACTIVE_VIRTUAL
+}
+
+#[inline]
+pub fn intercepting() -> bool {
+    ACTIVE.load(Ordering::Relaxed) == ACTIVE_INTERCEPT
+}
+
+#[inline]
+pub fn observing() -> bool {
+    ACTIVE.load(Ordering::Relaxed) == ACTIVE_OBSERVE
+}
+
+/// Called at the top of shim-answered exports in a forwarding mode: counts a
+/// re-entry when this thread is inside a call into the real runtime. Returns
+/// whether it is.
+#[inline]
+pub fn note_entry() -> bool {
+    if !forwarding() {
+        return false;
+    }
+    let inside = DEPTH.with(|d| d.get()) > 0;
+    if inside {
+        REENTRIES.fetch_add(1, Ordering::Relaxed);
+    }
+    inside
+}
+
+/// Whether this thread is inside a call into the real runtime.
+#[inline]
+pub fn inside_real_call() -> bool {
+    DEPTH.with(|d| d.get()) > 0
+}
+
+/// Marks a call into the real runtime for its duration (re-entry detection).
+pub struct RealCall(());
+
+impl RealCall {
+    #[inline]
+    pub fn enter(forwarded: &AtomicU64) -> RealCall {
+        if COUNTING.load(Ordering::Relaxed) {
+            forwarded.fetch_add(1, Ordering::Relaxed);
+        }
+        DEPTH.with(|d| d.set(d.get() + 1));
+        RealCall(())
+    }
+}
+
+impl Drop for RealCall {
+    #[inline]
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// Log a call to a function the real runtime lacks.
+#[cold]
+pub fn missing(name: &'static str) {
+    tracing::error!(
+        "softgpu: {name}: the real HSA runtime below the shim does not provide this function; returning an error"
+    );
+}
+
+/// Call the real runtime's `$name` with the given C signature. Evaluates to
+/// `Some(result)`, or `None` (after logging) when the real runtime lacks it.
+macro_rules! call_real {
+    ($name:ident : fn($($t:ty),*) -> $r:ty; $($a:expr),* $(,)?) => {{
+        let p = $crate::interpose::table::real::$name.load(::std::sync::atomic::Ordering::Acquire);
+        if p == 0 {
+            $crate::interpose::forward::missing(stringify!($name));
+            None
+        } else {
+            let _call = $crate::interpose::forward::RealCall::enter(
+                &$crate::interpose::table::forwarded::$name,
+            );
+            // SAFETY: `p` was resolved by dlsym for this exact name from the
+            // real HSA runtime, whose C signature for it is the one spelled
+            // here (from the pinned hsa.h / hsa_ext_amd.h), so the transmute
+            // yields the right function type. The arguments are the caller's
+            // own, passed through unchanged, under that function's contract.
+            Some(unsafe {
+                let f: unsafe extern "C" fn($($t),*) -> $r = ::std::mem::transmute(p);
+                f($($a),*)
+            })
+        }
+    }};
+}
+pub(crate) use call_real;
+
+/// Entries the shim answers itself in a forwarding mode (their slot stays 0).
+pub fn answered_by_shim(mode: Mode, name: &str) -> bool {
+    const ALWAYS: &[&str] = &[
+        "hsa_init",
+        "hsa_shut_down",
+        "hsa_executable_freeze",
+        "hsa_iterate_agents",
+        "hsa_amd_agent_iterate_memory_pools",
+        "hsa_queue_create",
+        "hsa_queue_destroy",
+    ];
+    if ALWAYS.contains(&name) {
+        return true;
+    }
+    let signal_write = [
+        "hsa_signal_store_",
+        "hsa_signal_exchange_",
+        "hsa_signal_cas_",
+        "hsa_signal_add_",
+        "hsa_signal_subtract_",
+        "hsa_signal_and_",
+        "hsa_signal_or_",
+        "hsa_signal_xor_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p));
+    match mode {
+        Mode::Intercept => {
+            signal_write
+                || name.starts_with("hsa_signal_load_")
+                || name.starts_with("hsa_signal_silent_store_")
+                || name.starts_with("hsa_signal_wait_")
+                || name == "hsa_signal_destroy"
+                || name == "hsa_amd_signal_value_pointer"
+                || (name.starts_with("hsa_queue_") && name != "hsa_queue_create")
+                || name.starts_with("hsa_amd_queue_")
+                || name == "hsa_amd_profiling_set_profiler_enabled"
+        }
+        Mode::Observe => signal_write,
+        Mode::Auto | Mode::Virtual => true,
+    }
+}
+
+const RTLD_NEXT: *mut c_void = -1isize as *mut c_void;
+const RTLD_DEFAULT: *mut c_void = std::ptr::null_mut();
+const RTLD_NOLOAD: i32 = 4;
+
+/// Base address of the object that contains `addr`, or 0.
+fn object_base(addr: *const c_void) -> usize {
+    if addr.is_null() {
+        return 0;
+    }
+    // SAFETY: dladdr only reads the loader's tables for `addr` and writes the
+    // Dl_info we own; a zeroed Dl_info is a valid value for it to overwrite.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(addr, &mut info) == 0 {
+            return 0;
+        }
+        info.dli_fbase as usize
+    }
+}
+
+fn own_base() -> usize {
+    object_base(own_base as *const c_void)
+}
+
+fn lookup(handle: *mut c_void, name: &str) -> usize {
+    let Ok(c) = CString::new(name) else { return 0 };
+    // SAFETY: `handle` is RTLD_DEFAULT, RTLD_NEXT or a handle returned by
+    // dlopen that we never close; names are NUL-terminated. dlvsym/dlsym only
+    // read the loader's tables.
+    unsafe {
+        let p = libc::dlvsym(handle, c.as_ptr(), c"ROCR_1".as_ptr());
+        if !p.is_null() {
+            return p as usize;
+        }
+        libc::dlsym(handle, c.as_ptr()) as usize
+    }
+}
+
+/// Whether this copy of SoftGPU is *below* another definition of `hsa_init`
+/// (a second copy loaded as the "real" runtime, as the tests do). Such a copy
+/// acts as a plain virtual runtime: no capture, no exit summary.
+pub fn shadowed() -> bool {
+    let first = lookup(RTLD_DEFAULT, "hsa_init");
+    first != 0 && object_base(first as *const c_void) != own_base()
+}
+
+/// Where the real runtime was found.
+#[derive(Debug)]
+pub struct Resolved {
+    pub source: String,
+    pub found: usize,
+    pub missing: Vec<&'static str>,
+}
+
+/// Resolve every entry point in the real runtime, once. Fills `table::real`.
+pub fn resolve() -> Result<Resolved, String> {
+    let own = own_base();
+    // SAFETY: RTLD_NOLOAD only returns a handle to an object already loaded;
+    // it never runs constructors. The handle is never closed.
+    let loaded = unsafe {
+        libc::dlopen(
+            c"libhsa-runtime64.so.1".as_ptr(),
+            libc::RTLD_NOW | RTLD_NOLOAD,
+        )
+    };
+    let mut handle = std::ptr::null_mut();
+    let mut source = String::new();
+    if !loaded.is_null() {
+        let init = lookup(loaded, "hsa_init");
+        if init != 0 && object_base(init as *const c_void) != own {
+            handle = loaded;
+            source = object_name(init).unwrap_or_else(|| "libhsa-runtime64.so.1".into());
+        }
+    }
+    if handle.is_null() {
+        let init = lookup(RTLD_NEXT, "hsa_init");
+        if init != 0 && object_base(init as *const c_void) != own {
+            handle = RTLD_NEXT;
+            source = object_name(init).unwrap_or_else(|| "the next hsa_init after the shim".into());
+        }
+    }
+    if handle.is_null() {
+        return Err(
+            "no real HSA runtime: libhsa-runtime64.so.1 is not loaded (or is SoftGPU itself) and no hsa_init follows the shim"
+                .into(),
+        );
+    }
+    let mut found = 0;
+    let mut missing = Vec::new();
+    for e in super::table::ENTRIES {
+        let p = lookup(handle, e.name);
+        if p != 0 && object_base(p as *const c_void) == own {
+            // Never forward to ourselves.
+            e.real.store(0, Ordering::Release);
+            missing.push(e.name);
+            continue;
+        }
+        e.real.store(p, Ordering::Release);
+        if p == 0 {
+            missing.push(e.name);
+        } else {
+            found += 1;
+        }
+    }
+    Ok(Resolved {
+        source,
+        found,
+        missing,
+    })
+}
+
+fn object_name(addr: usize) -> Option<String> {
+    // SAFETY: as in object_base; dli_fname, when non-null, is a NUL-terminated
+    // string owned by the loader for as long as the object stays loaded.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(addr as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        Some(
+            CStr::from_ptr(info.dli_fname)
+                .to_string_lossy()
+                .into_owned(),
+        )
+    }
+}
+
+/// Route the pass-through entries of `mode` to the real runtime. Entries the
+/// real runtime lacks get the generated fail-closed stub, which names them.
+pub fn install(mode: Mode) {
+    for e in super::table::ENTRIES {
+        let target = if answered_by_shim(mode, e.name) {
+            0
+        } else {
+            match e.real.load(Ordering::Acquire) {
+                0 => e.missing as usize,
+                p => p,
+            }
+        };
+        e.slot.store(target, Ordering::Release);
+    }
+    let v = match mode {
+        Mode::Intercept => ACTIVE_INTERCEPT,
+        Mode::Observe => ACTIVE_OBSERVE,
+        Mode::Auto | Mode::Virtual => ACTIVE_VIRTUAL,
+    };
+    ACTIVE.store(v, Ordering::Release);
+}
+
+/// Back to the virtual runtime: every slot 0.
+pub fn uninstall() {
+    ACTIVE.store(ACTIVE_VIRTUAL, Ordering::Release);
+    for e in super::table::ENTRIES {
+        e.slot.store(0, Ordering::Release);
+    }
+}
+
+/// Read `SOFTGPU_CALL_COUNTS` at load (called from the library constructor).
+pub fn init_counting_from_env() {
+    // SAFETY: getenv with a NUL-terminated name; called from the load-time
+    // constructor before any thread of ours exists.
+    let set = unsafe { !libc::getenv(CALL_COUNTS_VAR.as_ptr()).is_null() };
+    COUNTING.store(set, Ordering::Relaxed);
+}
+
+/// Append this copy's counts to `SOFTGPU_CALL_COUNTS` as one JSON line:
+/// `{"pid", "role" ("shim" or "lower"), "mode", "reentries", "received": {name: n},
+/// "forwarded": {name: n}}` (zero counts omitted).
+pub fn write_counts(role: &str, mode: &str) {
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
+    let Some(path) = std::env::var_os("SOFTGPU_CALL_COUNTS") else {
+        return;
+    };
+    let mut received = serde_json::Map::new();
+    let mut forwarded = serde_json::Map::new();
+    for e in super::table::ENTRIES {
+        let r = e.received.load(Ordering::Relaxed);
+        if r > 0 {
+            received.insert(e.name.into(), r.into());
+        }
+        let f = e.forwarded.load(Ordering::Relaxed);
+        if f > 0 {
+            forwarded.insert(e.name.into(), f.into());
+        }
+    }
+    let line = serde_json::json!({
+        "pid": std::process::id(),
+        "role": role,
+        "mode": mode,
+        "reentries": REENTRIES.load(Ordering::Relaxed),
+        "received": received,
+        "forwarded": forwarded,
+    });
+    let mut text = line.to_string();
+    text.push('\n');
+    use std::io::Write;
+    let r = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = r {
+        eprintln!(
+            "softgpu: cannot write SOFTGPU_CALL_COUNTS file {}: {e}",
+            std::path::Path::new(&path).display()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
+        for e in super::super::table::ENTRIES {
+            assert!(answered_by_shim(Mode::Virtual, e.name));
+        }
+        for name in [
+            "hsa_queue_create",
+            "hsa_queue_add_write_index_screlease",
+            "hsa_signal_store_screlease",
+            "hsa_signal_load_scacquire",
+            "hsa_executable_freeze",
+            "hsa_amd_queue_cu_set_mask",
+        ] {
+            assert!(answered_by_shim(Mode::Intercept, name), "{name}");
+        }
+        for name in [
+            "hsa_agent_get_info",
+            "hsa_amd_memory_pool_allocate",
+            "hsa_signal_create",
+            "hsa_soft_queue_create",
+        ] {
+            assert!(!answered_by_shim(Mode::Intercept, name), "{name}");
+        }
+        // Observe keeps the real queues: only doorbell-capable writes are seen.
+        assert!(answered_by_shim(
+            Mode::Observe,
+            "hsa_signal_store_screlease"
+        ));
+        assert!(!answered_by_shim(
+            Mode::Observe,
+            "hsa_signal_load_scacquire"
+        ));
+        assert!(!answered_by_shim(
+            Mode::Observe,
+            "hsa_queue_add_write_index_screlease"
+        ));
+    }
+}
+
+// ------------------------------------------------------------ typed real calls
+
+/// One agent of the real runtime.
+#[derive(Clone, Debug)]
+pub struct RealAgent {
+    pub handle: u64,
+    pub gpu: bool,
+    /// `HSA_AGENT_INFO_NAME` (`gfx90a`, or the CPU's name).
+    pub name: String,
+    /// `HSA_AGENT_INFO_WORKGROUP_MAX_SIZE` (0 if not answered).
+    pub workgroup_max: u32,
+}
+
+const AGENT_INFO_NAME: u32 = 0;
+const AGENT_INFO_WORKGROUP_MAX_SIZE: u32 = 8;
+const AGENT_INFO_DEVICE: u32 = 17;
+const DEVICE_TYPE_GPU: u32 = 1;
+
+fn agent_info<T: Copy>(agent: u64, attr: u32, init: T) -> Option<T> {
+    let mut v = init;
+    let st = call_real!(hsa_agent_get_info: fn(u64, u32, *mut c_void) -> u32;
+        agent, attr, &mut v as *mut T as *mut c_void)?;
+    (st == 0).then_some(v)
+}
+
+/// The real runtime's agents, in its iteration order.
+pub fn real_agents() -> Vec<RealAgent> {
+    extern "C" fn collect(agent: u64, data: *mut c_void) -> u32 {
+        // SAFETY: `data` is the `&mut Vec<u64>` passed to hsa_iterate_agents
+        // below, alive and exclusively ours for the duration of the call.
+        let v = unsafe { &mut *(data as *mut Vec<u64>) };
+        v.push(agent);
+        0
+    }
+    let mut handles: Vec<u64> = Vec::new();
+    let st = call_real!(hsa_iterate_agents: fn(extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;
+        collect, &mut handles as *mut Vec<u64> as *mut c_void);
+    if st != Some(0) {
+        tracing::warn!("softgpu: the real runtime's hsa_iterate_agents failed: {st:?}");
+    }
+    handles
+        .into_iter()
+        .map(|h| {
+            let name = agent_info(h, AGENT_INFO_NAME, [0u8; 64])
+                .map(|b| {
+                    let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                    String::from_utf8_lossy(&b[..n]).into_owned()
+                })
+                .unwrap_or_default();
+            RealAgent {
+                handle: h,
+                gpu: agent_info(h, AGENT_INFO_DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
+                name,
+                workgroup_max: agent_info(h, AGENT_INFO_WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+/// One kernel symbol of a real executable.
+#[derive(Clone, Debug)]
+pub struct RealKernel {
+    pub agent: u64,
+    pub name: String,
+    pub kernel_object: u64,
+    pub kernarg_size: u32,
+    pub group_segment_size: u32,
+    pub private_segment_size: u32,
+}
+
+const SYMBOL_INFO_TYPE: u32 = 0;
+const SYMBOL_INFO_NAME_LENGTH: u32 = 1;
+const SYMBOL_INFO_NAME: u32 = 2;
+const SYMBOL_INFO_KERNARG_SEGMENT_SIZE: u32 = 11;
+const SYMBOL_INFO_GROUP_SEGMENT_SIZE: u32 = 13;
+const SYMBOL_INFO_PRIVATE_SEGMENT_SIZE: u32 = 14;
+const SYMBOL_INFO_AGENT: u32 = 20;
+const SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
+const SYMBOL_KIND_KERNEL: u32 = 1;
+
+fn symbol_info<T: Copy>(sym: u64, attr: u32, init: T) -> Option<T> {
+    let mut v = init;
+    let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
+        sym, attr, &mut v as *mut T as *mut c_void)?;
+    (st == 0).then_some(v)
+}
+
+/// The kernel symbols of a frozen real executable.
+pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
+    extern "C" fn collect(_exec: u64, sym: u64, data: *mut c_void) -> u32 {
+        // SAFETY: `data` is the `&mut Vec<u64>` passed below, alive and
+        // exclusively ours for the duration of the iteration.
+        let v = unsafe { &mut *(data as *mut Vec<u64>) };
+        v.push(sym);
+        0
+    }
+    let mut syms: Vec<u64> = Vec::new();
+    let _ = call_real!(hsa_executable_iterate_symbols:
+        fn(u64, extern "C" fn(u64, u64, *mut c_void) -> u32, *mut c_void) -> u32;
+        exec, collect, &mut syms as *mut Vec<u64> as *mut c_void);
+    let mut out = Vec::new();
+    for s in syms {
+        if symbol_info(s, SYMBOL_INFO_TYPE, u32::MAX) != Some(SYMBOL_KIND_KERNEL) {
+            continue;
+        }
+        let len = symbol_info(s, SYMBOL_INFO_NAME_LENGTH, 0u32).unwrap_or(0) as usize;
+        if len == 0 || len > 1 << 16 {
+            continue;
+        }
+        let mut buf = vec![0u8; len + 1];
+        let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
+            s, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void);
+        if st != Some(0) {
+            continue;
+        }
+        buf.truncate(len);
+        let name = String::from_utf8_lossy(&buf).into_owned();
+        out.push(RealKernel {
+            agent: symbol_info(s, SYMBOL_INFO_AGENT, 0u64).unwrap_or(0),
+            name,
+            kernel_object: symbol_info(s, SYMBOL_INFO_KERNEL_OBJECT, 0u64).unwrap_or(0),
+            kernarg_size: symbol_info(s, SYMBOL_INFO_KERNARG_SEGMENT_SIZE, 0u32).unwrap_or(0),
+            group_segment_size: symbol_info(s, SYMBOL_INFO_GROUP_SEGMENT_SIZE, 0u32).unwrap_or(0),
+            private_segment_size: symbol_info(s, SYMBOL_INFO_PRIVATE_SEGMENT_SIZE, 0u32)
+                .unwrap_or(0),
+        });
+    }
+    out
+}
+
+/// `hsa_signal_load_scacquire` on a real signal.
+#[inline]
+pub fn signal_load(h: u64) -> i64 {
+    call_real!(hsa_signal_load_scacquire: fn(u64) -> i64; h).unwrap_or(0)
+}
+
+/// Diagnostic completion of a real signal: an atomic decrement by one.
+#[inline]
+pub fn signal_complete(h: u64) {
+    let _ = call_real!(hsa_signal_subtract_screlease: fn(u64, i64) -> (); h, 1);
+}
+
+/// `hsa_init` of the real runtime.
+pub fn real_init() -> u32 {
+    call_real!(hsa_init: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+}
+
+/// `hsa_shut_down` of the real runtime.
+pub fn real_shut_down() -> u32 {
+    call_real!(hsa_shut_down: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+}

@@ -1,0 +1,284 @@
+//! `observe` mode: the real runtime's queues stay, and each doorbell store to
+//! one of them first captures the packets it publishes, then is forwarded.
+//!
+//! `hsa_queue_create` is forwarded and the queue it returns is registered
+//! here (its `hsa_queue_t`: ring base, size, id and doorbell handle). A store
+//! of value `v` to a registered doorbell captures, in index order, every packet
+//! from the queue's cursor up to `min(v + 1, write_index)` whose header is not
+//! INVALID, and only then is the store forwarded, so the real runtime cannot
+//! have consumed (or the producer reused) a captured slot. The doorbell value
+//! is the index of the last packet the producer published (HSA's doorbell
+//! contract); the write index caps a value that overshoots. Read-modify-write
+//! stores (add, or, ...) carry no index, so they are capped by the write index
+//! alone.
+//!
+//! Packets are classified with the same checks as a drain
+//! ([`crate::aql::Processor::classify`]) but never completed, invalidated or
+//! waited on: the real runtime does that. No call into the real runtime is
+//! made while a queue's capture lock is held.
+//!
+//! Gap (documented in DESIGN.md): a program that rings a doorbell by writing
+//! the hardware doorbell register directly, not through `hsa_signal_store_*`,
+//! is not seen at that moment; its packets are captured at the next store.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering};
+
+use crate::abi::{AmdQueue, PacketType};
+use crate::aql::{KernelLookup, KernelTable, PacketRecord, Status};
+use crate::capture::QueueProducer;
+use crate::runtime;
+
+const MAX_OBSERVED: usize = 1024;
+
+/// Totals for the exit summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ObservedCounts {
+    pub dispatches: u64,
+    pub with_findings: u64,
+    pub barriers: u64,
+}
+
+struct Side {
+    cursor: u64,
+    producer: Option<QueueProducer>,
+    counts: ObservedCounts,
+}
+
+/// One real queue being observed.
+struct Observed {
+    queue: usize,
+    doorbell: u64,
+    base: usize,
+    size: u64,
+    id: u64,
+    agent_index: u32,
+    dead: AtomicBool,
+    side: Mutex<Side>,
+}
+
+static TABLE: [AtomicPtr<Observed>; MAX_OBSERVED] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_OBSERVED];
+static HIGH: AtomicUsize = AtomicUsize::new(0);
+static RETIRED: Mutex<ObservedCounts> = Mutex::new(ObservedCounts {
+    dispatches: 0,
+    with_findings: 0,
+    barriers: 0,
+});
+
+/// Register the real queue at `queue` (an `hsa_queue_t*` the real runtime
+/// just returned for the GPU agent with capture index `agent_index`).
+pub fn register(queue: *mut libc::c_void, agent_index: u32) {
+    if queue.is_null() {
+        return;
+    }
+    let q = queue as *const AmdQueue;
+    // SAFETY: `queue` is the non-null `hsa_queue_t*` the real runtime returned
+    // from a successful hsa_queue_create; an hsa_queue_t is valid to read for
+    // the life of the queue. We read the four plain fields once.
+    let (base, doorbell, size, id) = unsafe {
+        let h = &(*q).hsa_queue;
+        (
+            h.base_address as usize,
+            h.doorbell_signal.handle,
+            h.size as u64,
+            h.id,
+        )
+    };
+    if base == 0 || doorbell == 0 || !size.is_power_of_two() {
+        tracing::warn!(
+            "softgpu: observe: queue {queue:p} has an unusable ring (base {base:#x}, size {size}); it will not be captured"
+        );
+        return;
+    }
+    let producer = runtime::get().ok().and_then(|rt| {
+        rt.capture
+            .as_ref()
+            .map(|c| c.register_queue(id, agent_index, size as u32, runtime::sys::now_ns()))
+    });
+    let obs = Box::leak(Box::new(Observed {
+        queue: queue as usize,
+        doorbell,
+        base,
+        size,
+        id,
+        agent_index,
+        dead: AtomicBool::new(false),
+        side: Mutex::new(Side {
+            cursor: 0,
+            producer,
+            counts: ObservedCounts::default(),
+        }),
+    }));
+    for (i, slot) in TABLE.iter().enumerate() {
+        if slot
+            .compare_exchange(
+                std::ptr::null_mut(),
+                obs,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+        {
+            HIGH.fetch_max(i + 1, Ordering::AcqRel);
+            tracing::debug!(queue = id, "softgpu: observing real queue {queue:p}");
+            return;
+        }
+    }
+    tracing::error!(
+        "softgpu: observe: more than {MAX_OBSERVED} live queues; queue {id} is not captured"
+    );
+}
+
+/// Stop observing the queue at `queue` (before it is destroyed).
+pub fn unregister(queue: *mut libc::c_void) {
+    let n = HIGH.load(Ordering::Acquire);
+    for slot in &TABLE[..n] {
+        let p = slot.load(Ordering::Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // SAFETY: entries are leaked boxes, never freed, so `p` stays valid.
+        let obs = unsafe { &*p };
+        if obs.queue == queue as usize && !obs.dead.swap(true, Ordering::AcqRel) {
+            let mut side = obs.side.lock().unwrap_or_else(|e| e.into_inner());
+            let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+            r.dispatches += side.counts.dispatches;
+            r.with_findings += side.counts.with_findings;
+            r.barriers += side.counts.barriers;
+            drop(side.producer.take());
+            drop(side);
+            slot.store(std::ptr::null_mut(), Ordering::Release);
+            return;
+        }
+    }
+}
+
+/// A doorbell-capable store to signal `handle` is about to be forwarded.
+/// `value` is the stored value when the operation stores one.
+#[inline]
+pub fn before_store(handle: u64, value: Option<i64>) {
+    let n = HIGH.load(Ordering::Acquire);
+    for slot in &TABLE[..n] {
+        let p = slot.load(Ordering::Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // SAFETY: entries are leaked boxes, never freed.
+        let obs = unsafe { &*p };
+        if obs.doorbell == handle && !obs.dead.load(Ordering::Acquire) {
+            obs.capture(value);
+            return;
+        }
+    }
+}
+
+struct Kernels;
+
+impl KernelTable for Kernels {
+    fn lookup(&self, kernel_object: u64) -> KernelLookup {
+        match runtime::executables::kernel_info(kernel_object) {
+            Some(k) => KernelLookup::Known(k),
+            None => KernelLookup::Unknown,
+        }
+    }
+}
+
+impl Observed {
+    fn header(&self, index: u64) -> &AtomicU16 {
+        let off = ((index & (self.size - 1)) * 64) as usize;
+        // SAFETY: the ring is `size` 64-byte slots starting at `base`, owned
+        // by the real runtime and live until hsa_queue_destroy (which
+        // unregisters us first); the masked index keeps us inside it, and the
+        // 64-byte slot start is 2-byte aligned. The producer publishes the
+        // header with an atomic release store, which an atomic view pairs with.
+        unsafe { &*((self.base + off) as *const AtomicU16) }
+    }
+
+    fn write_index(&self) -> u64 {
+        let off = std::mem::offset_of!(AmdQueue, write_dispatch_id);
+        // SAFETY: ROCr's hsa_queue_t is the head of its amd_queue_t (the
+        // pinned layout in abi.rs), so the write index lives at this offset
+        // from the queue pointer, 8-byte aligned, and the producer updates it
+        // atomically.
+        unsafe { (*((self.queue + off) as *const AtomicU64)).load(Ordering::Acquire) }
+    }
+
+    fn capture(&self, value: Option<i64>) {
+        let Ok(rt) = runtime::get() else { return };
+        let write = self.write_index();
+        let end = match value {
+            Some(v) if v >= 0 => write.min(v as u64 + 1),
+            _ => write,
+        };
+        let mut side = self.side.lock().unwrap_or_else(|e| e.into_inner());
+        let side = &mut *side;
+        if self.dead.load(Ordering::Acquire) {
+            return;
+        }
+        let tid = runtime::sys::gettid();
+        while side.cursor < end {
+            let index = side.cursor;
+            // Acquire pairs with the producer's release store of the header.
+            let header = self.header(index).load(Ordering::Acquire);
+            if PacketType((header & 0xff) as u8) == PacketType::INVALID {
+                break;
+            }
+            let mut raw = [0u8; 64];
+            let off = ((index & (self.size - 1)) * 64) as usize;
+            // SAFETY: the 64 bytes at `off` are inside the ring (masked
+            // index); the producer published them before the header we just
+            // acquired and does not rewrite the slot until the real runtime
+            // consumes it, which it cannot do before we forward this store.
+            // We copy them out, never holding a reference into the ring.
+            unsafe {
+                std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
+            };
+            let now = runtime::sys::now_ns();
+            let (status, reasons) = rt.ctx.processor.classify(&raw, self.agent_index, &Kernels);
+            let rec = PacketRecord {
+                queue_id: self.id,
+                packet_index: index,
+                raw,
+                status,
+                reasons,
+                observed_ns: now,
+                done_ns: now,
+                thread: tid,
+            };
+            if crate::capture::is_barrier_packet(&raw) {
+                side.counts.barriers += 1;
+            } else {
+                side.counts.dispatches += 1;
+            }
+            if status == Status::Rejected || !reasons.is_empty() {
+                side.counts.with_findings += 1;
+            }
+            if let Some(p) = side.producer.as_mut() {
+                if !runtime::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+                    p.push(&rec);
+                }
+            }
+            side.cursor = index + 1;
+        }
+    }
+}
+
+/// Totals over every observed queue, live and destroyed.
+pub fn total_counts() -> ObservedCounts {
+    let mut t = *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    let n = HIGH.load(Ordering::Acquire);
+    for slot in &TABLE[..n] {
+        let p = slot.load(Ordering::Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // SAFETY: entries are leaked boxes, never freed.
+        let obs = unsafe { &*p };
+        let c = obs.side.lock().unwrap_or_else(|e| e.into_inner()).counts;
+        t.dispatches += c.dispatches;
+        t.with_findings += c.with_findings;
+        t.barriers += c.barriers;
+    }
+    t
+}
