@@ -43,6 +43,26 @@ pub struct CaptureHeader {
     pub agents: Vec<AgentDesc>,
 }
 
+impl CaptureHeader {
+    /// Whether the capture was recorded in observe mode ([`MODE_OBSERVE`]):
+    /// packets were captured before the doorbell was forwarded to a real ROCr,
+    /// which then ran the kernels. Such records are never diagnostic
+    /// completions; reports label them [`LABEL_OBSERVED`].
+    pub fn is_observe(&self) -> bool {
+        self.mode == MODE_OBSERVE
+    }
+}
+
+/// [`CaptureHeader::mode`] of a capture recorded with `SOFTGPU_MODE=observe`.
+pub const MODE_OBSERVE: &str = "observe";
+
+/// Label of every record (validated or rejected) of an observe-mode capture:
+/// the packet was captured, then forwarded to the real runtime, which ran it.
+/// It replaces the diagnostic labels (`diagnostic_complete_no_execution`,
+/// `not_kernel_success`, `diagnostic_rejected`), which would be false there.
+/// (The diagnostic label constants live in `crate::aql`.)
+pub const LABEL_OBSERVED: &str = "observed_forwarded_to_runtime";
+
 /// One agent the runtime exposed.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct AgentDesc {

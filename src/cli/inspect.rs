@@ -72,7 +72,7 @@ fn write_report(
                         "packet_index": r.packet_index,
                         "type": v.dec.type_name,
                         "status": r.status.as_str(),
-                        "label": r.status.label(),
+                        "label": v.label,
                         "reasons": report::reason_codes(r.reasons),
                     },
                 }));
@@ -106,7 +106,6 @@ fn write_report(
             for r in &cap.records {
                 writeln!(out, "{}", report::table_line(&ctx.view(r)))?;
             }
-            let c = cap.counts();
             let state = if cap.complete {
                 "capture complete".to_string()
             } else {
@@ -117,8 +116,10 @@ fn write_report(
             };
             writeln!(
                 out,
-                "{} records: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; {}",
-                c.records, c.dispatches_validated, c.rejected, c.barriers, state
+                "{} records: {}; {}",
+                cap.records.len(),
+                report::counts_summary(cap),
+                state
             )?;
         }
     }

@@ -31,7 +31,10 @@ pub const EXIT_ERROR: i32 = 2;
     long_about = "SoftGPU is an HSA runtime shim (libsoftgpu_hsa.so, loaded with LD_PRELOAD) that parses, \
 validates and captures every AQL packet a program submits, under a diagnostic completion contract: \
 kernels never run. A validated packet is labelled diagnostic_complete_no_execution and \
-not_kernel_success; a rejected one diagnostic_rejected, with its reasons.\n\n\
+not_kernel_success; a rejected one diagnostic_rejected, with its reasons. In a capture \
+recorded in observe mode (SOFTGPU_MODE=observe) the packets were forwarded to the real \
+runtime, which ran the kernels: every record is labelled observed_forwarded_to_runtime \
+instead.\n\n\
 This command runs programs under the shim and reads the capture files it writes."
 )]
 struct Cli {
@@ -126,7 +129,8 @@ enum ReplayFormat {
 ///
 /// After the command exits, a summary line is printed on stderr: dispatches
 /// validated, rejected, barriers, the capture path, and whether the capture is
-/// complete.
+/// complete. For an observe-mode capture it counts dispatches observed and
+/// forwarded to the real runtime (the kernels ran there) and those with findings.
 ///
 /// Exit status: the command's own; 128+N when it was killed by signal N; 127 when it
 /// cannot be found, 126 when it cannot be executed; 2 when softgpu itself cannot set

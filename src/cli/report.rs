@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::abi::PacketType;
 use crate::aql::{DecodedPacket, LABEL_NOT_KERNEL_SUCCESS, Reason, ReasonSet, Status};
-use crate::capture::{Capture, CapturedRecord, KernargClass};
+use crate::capture::{Capture, CaptureHeader, CapturedRecord, KernargClass, LABEL_OBSERVED};
 
 /// `0x` + lower-case hex, no padding.
 pub fn hex(v: u64) -> String {
@@ -36,6 +36,50 @@ pub fn reason_codes(set: ReasonSet) -> Vec<String> {
 }
 
 pub use crate::code_object::kernel_name;
+
+/// The `label` of a record with `status` in a capture with `header`: the
+/// diagnostic label of the status, except in an observe-mode capture, where
+/// every record is [`LABEL_OBSERVED`] (the kernels ran on the real runtime).
+pub fn record_label(header: &CaptureHeader, status: Status) -> &'static str {
+    if header.is_observe() {
+        LABEL_OBSERVED
+    } else {
+        status.label()
+    }
+}
+
+/// The `result_label` of a record: `not_kernel_success` for a validated
+/// record under diagnostic completion, `None` for a rejected one and for every
+/// record of an observe-mode capture.
+pub fn result_label(header: &CaptureHeader, status: Status) -> Option<&'static str> {
+    (!header.is_observe() && status == Status::Validated).then_some(LABEL_NOT_KERNEL_SUCCESS)
+}
+
+/// The counts part of a summary line, worded for the capture's mode:
+/// `N dispatches validated (diagnostic_complete_no_execution, not_kernel_success),
+/// M rejected, B barriers`, or for an observe-mode capture `N dispatches observed
+/// and forwarded to the real runtime (kernels ran there), M with findings, B
+/// barriers`, where N counts every record that is not a barrier and M the
+/// rejected records.
+pub fn counts_summary(cap: &Capture) -> String {
+    let c = cap.counts();
+    if cap.header.is_observe() {
+        format!(
+            "{} dispatches observed and forwarded to the real runtime (kernels ran there), {} with findings, {} barriers",
+            c.records.saturating_sub(c.barriers),
+            c.rejected,
+            c.barriers
+        )
+    } else {
+        format!(
+            "{} dispatches validated ({}, {LABEL_NOT_KERNEL_SUCCESS}), {} rejected, {} barriers",
+            c.dispatches_validated,
+            Status::Validated.label(),
+            c.rejected,
+            c.barriers
+        )
+    }
+}
 
 /// Lookups shared by every record of one capture.
 #[derive(Debug)]
@@ -102,6 +146,8 @@ impl<'a> Context<'a> {
             target: self.targets.get(&rec.queue_id).copied().flatten(),
             agent_index: self.agents.get(&rec.queue_id).copied().flatten(),
             kernel: dec.kernel_object.and_then(|k| self.capture.kernels.get(&k)),
+            label: record_label(&self.capture.header, rec.status),
+            result_label: result_label(&self.capture.header, rec.status),
         }
     }
 }
@@ -121,6 +167,10 @@ pub struct View<'a> {
     /// Register counts and static sizes of the dispatched kernel, when the
     /// capture recorded them (format 1.1+).
     pub kernel: Option<&'a crate::capture::KernelMeta>,
+    /// The `label`, from the status and the capture's mode ([`record_label`]).
+    pub label: &'static str,
+    /// The `result_label` ([`result_label`]).
+    pub result_label: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -180,7 +230,7 @@ impl View<'_> {
             packet_index: r.packet_index,
             type_: d.type_name,
             status: r.status.as_str(),
-            label: r.status.label(),
+            label: self.label,
             reasons: reason_codes(r.reasons),
             header: JsonHeader {
                 barrier: d.barrier,
@@ -200,7 +250,7 @@ impl View<'_> {
             kernel_name: self.name.as_deref(),
             target: self.target,
             raw: raw_hex(&r.raw),
-            result_label: (r.status == Status::Validated).then_some(LABEL_NOT_KERNEL_SUCCESS),
+            result_label: self.result_label,
             observed_ns: r.observed_ns,
             done_ns: r.done_ns,
             thread: r.thread,
@@ -335,7 +385,7 @@ pub fn csv_row(v: &View<'_>) -> String {
         r.packet_index.to_string(),
         d.type_name.to_string(),
         r.status.as_str().to_string(),
-        r.status.label().to_string(),
+        v.label.to_string(),
         reason_codes(r.reasons).join(";"),
         v.symbol.unwrap_or_default().to_string(),
         opt(d.kernel_object.map(hex)),
@@ -375,6 +425,98 @@ mod tests {
         let codes = reason_codes(ReasonSet(1 | (1 << 63)));
         assert_eq!(codes.len(), 2);
         assert_eq!(codes[1], "unknown_reason_63");
+    }
+
+    fn capture_with(mode: &str, statuses: &[Status]) -> Capture {
+        let records = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, s)| CapturedRecord {
+                seq: i as u64,
+                queue_id: 1,
+                packet_index: i as u64,
+                // A kernel dispatch header (type 2): not a barrier.
+                raw: {
+                    let mut r = [0u8; 64];
+                    r[0] = 2;
+                    r
+                },
+                status: *s,
+                kernarg_class: KernargClass::Null,
+                reasons: ReasonSet::default(),
+                observed_ns: 0,
+                done_ns: 0,
+                thread: 0,
+                offset: 0,
+            })
+            .collect();
+        Capture {
+            version: (1, 1),
+            header: CaptureHeader {
+                pid: 1,
+                start_unix_ns: 0,
+                mode: mode.into(),
+                agents: vec![],
+            },
+            queues: vec![],
+            code_objects: vec![],
+            kernels: HashMap::new(),
+            records,
+            trailer: None,
+            complete: false,
+            truncated_at: None,
+            skipped_frames: 0,
+        }
+    }
+
+    #[test]
+    fn observe_mode_captures_carry_no_diagnostic_label() {
+        let cap = capture_with("observe", &[Status::Validated, Status::Rejected]);
+        for s in [Status::Validated, Status::Rejected] {
+            assert_eq!(record_label(&cap.header, s), LABEL_OBSERVED);
+            assert_eq!(result_label(&cap.header, s), None);
+        }
+        let summary = counts_summary(&cap);
+        assert_eq!(
+            summary,
+            "2 dispatches observed and forwarded to the real runtime (kernels ran there), 1 with findings, 0 barriers"
+        );
+        for l in [
+            crate::aql::LABEL_COMPLETE,
+            LABEL_NOT_KERNEL_SUCCESS,
+            crate::aql::LABEL_REJECTED,
+        ] {
+            assert!(!summary.contains(l));
+        }
+        let mut ctx = Context::new(&cap);
+        for r in &cap.records {
+            let v = ctx.view(r);
+            assert_eq!(v.label, LABEL_OBSERVED);
+            assert!(!v.json().contains("not_kernel_success"));
+            assert!(csv_row(&v).contains(LABEL_OBSERVED));
+        }
+    }
+
+    #[test]
+    fn virtual_and_intercept_captures_keep_the_diagnostic_labels() {
+        for mode in ["virtual", "intercept"] {
+            let cap = capture_with(mode, &[Status::Validated, Status::Rejected]);
+            let h = &cap.header;
+            assert_eq!(
+                record_label(h, Status::Validated),
+                "diagnostic_complete_no_execution"
+            );
+            assert_eq!(
+                result_label(h, Status::Validated),
+                Some("not_kernel_success")
+            );
+            assert_eq!(record_label(h, Status::Rejected), "diagnostic_rejected");
+            assert_eq!(result_label(h, Status::Rejected), None);
+            assert_eq!(
+                counts_summary(&cap),
+                "1 dispatches validated (diagnostic_complete_no_execution, not_kernel_success), 1 rejected, 0 barriers"
+            );
+        }
     }
 
     #[test]

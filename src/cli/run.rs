@@ -164,7 +164,6 @@ fn summarise(path: &Path, stale: bool, per_pid: bool) {
     match capture::read_file(path) {
         Err(e) => eprintln!("softgpu run: {e}"),
         Ok(cap) => {
-            let c = cap.counts();
             let state = if cap.complete {
                 "complete".to_string()
             } else {
@@ -174,10 +173,8 @@ fn summarise(path: &Path, stale: bool, per_pid: bool) {
                 }
             };
             eprintln!(
-                "softgpu run: {} dispatches validated (diagnostic_complete_no_execution, not_kernel_success), {} rejected, {} barriers; capture: {} ({state})",
-                c.dispatches_validated,
-                c.rejected,
-                c.barriers,
+                "softgpu run: {}; capture: {} ({state})",
+                super::report::counts_summary(&cap),
                 path.display()
             );
         }
