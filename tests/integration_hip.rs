@@ -338,8 +338,33 @@ fn build_code_object(hip: Hip) -> Place {
 // Running
 // ---------------------------------------------------------------------------
 
+/// What sits below the program: the shim as the runtime (`virtual`), or the shim over a
+/// "real" runtime in `intercept` or `observe` mode. No GPU is here, so the real runtime is
+/// stood in for by a second copy of SoftGPU, loaded as `libhsa-runtime64.so.1` from a directory
+/// on `LD_LIBRARY_PATH` (see [`lower_dir`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Setup {
+    Virtual,
+    Intercept,
+    Observe,
+}
+
+impl Setup {
+    fn label(self) -> &'static str {
+        match self {
+            Setup::Virtual => "virtual",
+            Setup::Intercept => "intercept",
+            Setup::Observe => "observe",
+        }
+    }
+}
+
+/// The label every record of an observe-mode capture carries.
+const OBSERVED_LABEL: &str = "observed_forwarded_to_runtime";
+
 /// One finished (or killed) run of a program under the shim.
 struct Run {
+    setup: Setup,
     /// `program [args] (hip-x.y, mode)`, for messages.
     what: String,
     hip: Hip,
@@ -389,11 +414,15 @@ fn run(
 ) -> Run {
     let name = exe.host.file_name().unwrap().to_string_lossy().into_owned();
     let what = format!(
-        "{name}{}{} ({}, completion {})",
+        "{name}{}{} ({}, completion {}{})",
         if args.is_empty() { "" } else { " " },
         args.join(" "),
         hip.label(),
-        mode.label()
+        mode.label(),
+        env.iter()
+            .find(|(k, _)| *k == "SOFTGPU_MODE")
+            .map(|(_, v)| format!(", mode {v} over a stand-in ROCr"))
+            .unwrap_or_default()
     );
     let dir = sub(&sub(&base(hip), "runs"), &format!("{tag}-{}", mode.label()));
     let _ = std::fs::remove_dir_all(&dir.host);
@@ -462,7 +491,17 @@ fn run(
         .collect();
     captures.sort();
     let capture = sub(&dir, &format!("capture-{pid}.sgcap"));
+    let setup = match vars
+        .iter()
+        .find(|(k, _)| k == "SOFTGPU_MODE")
+        .map(|(_, v)| v.as_str())
+    {
+        Some("intercept") => Setup::Intercept,
+        Some("observe") => Setup::Observe,
+        _ => Setup::Virtual,
+    };
     let mut run = Run {
+        setup,
         what,
         hip,
         mode,
@@ -657,6 +696,38 @@ fn parse_summary(stderr: &str) -> Result<(u64, u64, u64, String), String> {
     ))
 }
 
+/// The observe-mode exit summary's numbers: (dispatches, barriers, capture path).
+fn parse_observe_summary(stderr: &str) -> Result<(u64, u64, String), String> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("softgpu: observe mode: "))
+        .collect();
+    let line = match lines.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err("no observe-mode exit summary line (`softgpu: observe mode: ...`)".into());
+        }
+        many => return Err(format!("{} exit summary lines, expected one", many.len())),
+    };
+    if stderr.contains("diagnostic_complete_no_execution") {
+        return Err("an observe-mode run printed the diagnostic completion label".into());
+    }
+    let bad = || format!("malformed observe exit summary line: {line:?}");
+    let rest = line
+        .strip_prefix("softgpu: observe mode: ")
+        .ok_or_else(bad)?;
+    let (d, rest) = rest.split_once(" dispatches and ").ok_or_else(bad)?;
+    let (b, rest) = rest
+        .split_once(" barriers captured, then forwarded to the real runtime, which executed them; ")
+        .ok_or_else(bad)?;
+    let (_, path) = rest.split_once("; capture: ").ok_or_else(bad)?;
+    Ok((
+        d.parse().map_err(|_| bad())?,
+        b.parse().map_err(|_| bad())?,
+        path.to_string(),
+    ))
+}
+
 /// Everything wrong with `run` against `want`. Empty means the run is as expected.
 fn problems(run: &Run, want: &Expect) -> Vec<String> {
     let mut p = Vec::new();
@@ -772,9 +843,14 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
         }
         *want_index = r["packet_index"].as_u64().unwrap_or(*want_index) + 1;
 
+        let observed = run.setup == Setup::Observe;
         match (r["status"].as_str(), r["label"].as_str()) {
-            (Some("validated"), Some("diagnostic_complete_no_execution")) => {}
-            (Some("rejected"), Some("diagnostic_rejected")) => {
+            (Some("validated"), Some("diagnostic_complete_no_execution")) if !observed => {}
+            (Some("validated"), Some(OBSERVED_LABEL)) if observed => {}
+            (Some("rejected"), Some(l))
+                if (!observed && l == "diagnostic_rejected")
+                    || (observed && l == OBSERVED_LABEL) =>
+            {
                 rejected += 1;
                 // Only user dispatches the expectation names may be rejected (checked below).
                 if r["type"].as_str() != Some("kernel_dispatch") || is_blit(r) {
@@ -825,11 +901,17 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
                     // work-items than the kernel's declared max flat workgroup
                     // size; for the runtime's own kernels that is a recorded
                     // finding (the packet stays validated).
+                    // In observe mode the real runtime ran the blit: no "not executed".
                     let blit_ok = got_reasons.as_deref().is_some_and(|rs| {
-                        rs.first() == Some(&BLIT_REASON)
-                            && rs[1..]
-                                .iter()
-                                .all(|x| *x == "workgroup_size_exceeds_kernel_max")
+                        let rest = if run.setup == Setup::Observe {
+                            rs
+                        } else if rs.first() == Some(&BLIT_REASON) {
+                            &rs[1..]
+                        } else {
+                            return false;
+                        };
+                        rest.iter()
+                            .all(|x| *x == "workgroup_size_exceeds_kernel_max")
                     });
                     if !blit_ok {
                         p.push(format!(
@@ -846,10 +928,16 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
                             r["reasons"]
                         ));
                     }
-                    if r["kernarg_class"].as_str() != Some("softgpu") {
+                    // Over a real runtime the kernargs are its memory, opaque to the shim.
+                    let want_class = if run.setup == Setup::Virtual {
+                        "softgpu"
+                    } else {
+                        "foreign_opaque"
+                    };
+                    if r["kernarg_class"].as_str() != Some(want_class) {
                         p.push(format!(
-                            "{at}: kernarg_class {}, expected \"softgpu\" (HIP allocates \
-                             kernargs from the shim's pools)",
+                            "{at}: kernarg_class {}, expected {want_class:?} (HIP allocates \
+                             kernargs from the runtime's pools)",
                             r["kernarg_class"]
                         ));
                     }
@@ -993,6 +1081,23 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
     }
 
     // The exit summary agrees with the records.
+    if run.setup == Setup::Observe {
+        match parse_observe_summary(&run.stderr) {
+            Err(e) => p.push(e),
+            Ok((d, b, path)) => {
+                let b_ok = b == barriers || b == barriers + vendor;
+                if d != validated + rejected || !b_ok || path != run.capture.seen {
+                    p.push(format!(
+                        "observe exit summary says {d} dispatches, {b} barriers, capture {path}; \
+                         the records say {}, {barriers}, {}",
+                        validated + rejected,
+                        run.capture.seen
+                    ));
+                }
+            }
+        }
+        return p;
+    }
     match parse_summary(&run.stderr) {
         Err(e) => p.push(e),
         Ok((v, m, b, path)) => {
@@ -1025,6 +1130,9 @@ fn check_runs(
     want: impl Fn(&Run) -> Expect,
     extra: impl Fn(&Run, &mut Vec<String>),
 ) {
+    if FORWARDED.with(|f| f.get()) {
+        return check_forwarded(hip, name, args, tag, want, extra);
+    }
     let exe = build(hip, name);
     let mut report = Vec::new();
     let mut hung = false;
@@ -1053,6 +1161,227 @@ fn check_runs(
                 run.records.len(),
                 records.join("\n  "),
                 run.context()
+            ));
+        }
+    }
+    assert!(report.is_empty(), "\n{}", report.join("\n\n"));
+}
+
+thread_local! {
+    /// Set by [`over_a_stand_in_rocr`]: `check_runs` on this test's thread runs the program in
+    /// intercept and observe mode instead of the two completion modes.
+    static FORWARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run a program test in intercept and observe mode over a stand-in real runtime.
+fn over_a_stand_in_rocr(hip: Hip, test: impl FnOnce(Hip)) {
+    FORWARDED.with(|f| f.set(true));
+    test(hip);
+}
+
+/// A directory holding a copy of the shim named `libhsa-runtime64.so.1`: on `LD_LIBRARY_PATH`
+/// it stands in for the real ROCr below the preloaded shim. A copy, not a link, so the dynamic
+/// loader sees two distinct objects (it would merge two names for one file).
+fn lower_dir(hip: Hip) -> Place {
+    cached(hip, "lower", || {
+        let dir = sub(&base(hip), "lower");
+        std::fs::create_dir_all(&dir.host).unwrap();
+        let lib = dir.host.join("libhsa-runtime64.so.1");
+        let _ = std::fs::remove_file(&lib);
+        std::fs::copy(shim_for(hip).host, &lib).map_err(|e| format!("copy the shim: {e}"))?;
+        Ok(dir)
+    })
+}
+
+/// The call counts both copies of SoftGPU appended (SOFTGPU_CALL_COUNTS), as (shim, lower).
+fn call_counts(path: &Path) -> Result<(Value, Value), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("no call-count file {}: {e}", path.display()))?;
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).map_err(|e| format!("bad call-count line {l}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let pick = |role: &str| {
+        let v: Vec<&Value> = lines.iter().filter(|l| l["role"] == role).collect();
+        match v.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Err(format!(
+                "{} `{role}` lines in {}, expected one: {text}",
+                v.len(),
+                path.display()
+            )),
+        }
+    };
+    Ok((pick("shim")?, pick("lower")?))
+}
+
+fn count(v: &Value, kind: &str, name: &str) -> u64 {
+    v[kind][name].as_u64().unwrap_or(0)
+}
+
+/// Every forwarded call reached the stand-in runtime, the queues went where the mode says, and
+/// the stand-in itself stayed a plain runtime.
+fn forwarding_problems(run: &Run, counts: &Path) -> Vec<String> {
+    let mut p = Vec::new();
+    let (shim, lower) = match call_counts(counts) {
+        Ok(x) => x,
+        Err(e) => return vec![e],
+    };
+    if shim["mode"] != run.setup.label() {
+        p.push(format!(
+            "the shim reports mode {}, expected {}",
+            shim["mode"],
+            run.setup.label()
+        ));
+    }
+    if lower["mode"] != "virtual" {
+        p.push(format!(
+            "the stand-in runtime reports mode {}, expected virtual",
+            lower["mode"]
+        ));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for v in [&shim["forwarded"], &lower["received"]] {
+        if let Some(o) = v.as_object() {
+            names.extend(o.keys().cloned());
+        }
+    }
+    names.sort();
+    names.dedup();
+    let mut mismatched = Vec::new();
+    for n in &names {
+        let (f, r) = (count(&shim, "forwarded", n), count(&lower, "received", n));
+        if f != r {
+            mismatched.push(format!("{n}: shim forwarded {f}, stand-in received {r}"));
+        }
+    }
+    if !mismatched.is_empty() {
+        p.push(format!(
+            "forwarded calls did not all arrive: {}",
+            mismatched.join("; ")
+        ));
+    }
+    let total: u64 = names.iter().map(|n| count(&shim, "forwarded", n)).sum();
+    if total < 50 {
+        p.push(format!(
+            "only {total} calls were forwarded: HIP did not run over the stand-in"
+        ));
+    }
+    for n in [
+        "hsa_init",
+        "hsa_iterate_agents",
+        "hsa_amd_memory_pool_allocate",
+    ] {
+        if count(&lower, "received", n) == 0 {
+            p.push(format!("the stand-in runtime never received {n}"));
+        }
+    }
+    let created = count(&shim, "received", "hsa_queue_create");
+    let below = count(&lower, "received", "hsa_queue_create");
+    // HIP 6.4 creates its queues lazily: a program that dispatches nothing may create none.
+    let created_any = created > 0 || !run.records.is_empty();
+    match run.setup {
+        Setup::Intercept if created_any && (created == 0 || below != 0) => p.push(format!(
+            "intercept: the program created {created} queues and {below} reached the stand-in; \
+             the shim must own every GPU queue"
+        )),
+        Setup::Observe if created_any && (created == 0 || below != created) => p.push(format!(
+            "observe: the program created {created} queues, {below} reached the stand-in; \
+             observe keeps the real queues"
+        )),
+        _ => {}
+    }
+    if shim["reentries"].as_u64().unwrap_or(0) == 0 {
+        p.push(
+            "no re-entry was counted, but HIP's hsa_iterate_agents callbacks call back into the \
+             shim while the real runtime is iterating"
+                .into(),
+        );
+    }
+    p
+}
+
+/// `softgpu diff A B --level LEVEL`: problems unless it says SAME (exit 0).
+fn diff_problems(a: &Run, b: &Run, level: &str) -> Vec<String> {
+    let out = Command::new(cli())
+        .arg("diff")
+        .arg(&a.capture.host)
+        .arg(&b.capture.host)
+        .args(["--level", level])
+        .output()
+        .expect("cannot run softgpu diff");
+    if out.status.code() == Some(0) {
+        return Vec::new();
+    }
+    vec![format!(
+        "softgpu diff --level {level} of the virtual capture and this one exited {}:\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )]
+}
+
+/// The forwarded form of `check_runs`: a virtual reference run, then the program in intercept
+/// and in observe mode over the stand-in runtime. Each forwarded run must pass the same checks
+/// as a virtual run (with the mode's labels), every forwarded call must reach the stand-in, and
+/// its capture must match the reference under `softgpu diff --level count` and `--level order`
+/// (order only for single-threaded programs: threads race for HIP's queues).
+fn check_forwarded(
+    hip: Hip,
+    name: &str,
+    args: &[String],
+    tag: &str,
+    want: impl Fn(&Run) -> Expect,
+    extra: impl Fn(&Run, &mut Vec<String>),
+) {
+    let exe = build(hip, name);
+    let lower = lower_dir(hip);
+    let mut report = Vec::new();
+    let reference = run(
+        hip,
+        &exe,
+        args,
+        Completion::Inline,
+        &format!("{tag}-reference"),
+        &[],
+    );
+    if !reference.status.is_some_and(|s| s.success()) || !reference.capture.host.is_file() {
+        panic!("the virtual reference run failed:\n{}", reference.context());
+    }
+    for setup in [Setup::Intercept, Setup::Observe] {
+        let run_tag = format!("{tag}-{}", setup.label());
+        let dir = sub(
+            &sub(&base(hip), "runs"),
+            &format!("{run_tag}-{}", Completion::Inline.label()),
+        );
+        let counts_seen = format!("{}/calls.jsonl", dir.seen);
+        let env = [
+            ("SOFTGPU_MODE", setup.label()),
+            ("LD_LIBRARY_PATH", lower.seen.as_str()),
+            ("SOFTGPU_CALL_COUNTS", counts_seen.as_str()),
+        ];
+        let r = run(hip, &exe, args, Completion::Inline, &run_tag, &env);
+        let mut p = problems(&r, &want(&r));
+        extra(&r, &mut p);
+        p.extend(forwarding_problems(&r, &r.dir.host.join("calls.jsonl")));
+        if r.capture.host.is_file() {
+            p.extend(diff_problems(&reference, &r, "count"));
+            if name != "threads" {
+                p.extend(diff_problems(&reference, &r, "order"));
+            }
+        }
+        if !p.is_empty() {
+            let n = p.len();
+            p.truncate(MAX_PROBLEMS);
+            let records: Vec<String> = r.records.iter().take(30).map(compact).collect();
+            report.push(format!(
+                "{}: {n} problem(s):\n  {}\nrecords (first 30 of {}):\n  {}\n{}",
+                r.what,
+                p.join("\n  "),
+                r.records.len(),
+                records.join("\n  "),
+                r.context()
             ));
         }
     }
@@ -1513,6 +1842,16 @@ per_hip_version! {
         => |hip| fork(hip, "fork");
     a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
     hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
+    intercept_and_observe_run_the_example_over_a_stand_in_rocr_and_capture_what_virtual_does
+        => |hip| over_a_stand_in_rocr(hip, example);
+    intercept_and_observe_move_every_copy_and_capture_every_blit => |hip| over_a_stand_in_rocr(hip, memcpy);
+    intercept_and_observe_keep_stream_event_and_callback_order => |hip| over_a_stand_in_rocr(hip, streams);
+    intercept_and_observe_name_kernels_of_modules_the_real_runtime_loads
+        => |hip| over_a_stand_in_rocr(hip, module);
+    intercept_and_observe_check_lds_against_the_real_agent => |hip| over_a_stand_in_rocr(hip, lds);
+    intercept_and_observe_lose_no_dispatch_of_four_threads => |hip| over_a_stand_in_rocr(hip, threads);
+    intercept_and_observe_survive_a_printf_kernel => |hip| over_a_stand_in_rocr(hip, printf);
+    intercept_and_observe_forward_device_properties => |hip| over_a_stand_in_rocr(hip, properties);
 }
 
 // ---------------------------------------------------------------------------
@@ -1650,6 +1989,7 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
     };
     let faithful = || {
         Run {
+            setup: Setup::Virtual,
         what: "synthetic".into(),
         hip: Hip::V5_2,
         mode: Completion::Inline,

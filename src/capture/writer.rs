@@ -283,6 +283,8 @@ impl CaptureWriter {
             flush_served: 0,
             queue_ids: HashSet::new(),
             blit_kernels: HashSet::new(),
+            // In observe mode the real runtime ran every packet, blits included.
+            mark_blits: header.mode != "observe",
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -505,6 +507,9 @@ struct WriterState {
     queue_ids: HashSet<u64>,
     /// Kernel objects of the HIP runtime's own blit kernels (`__amd_rocclr_*`).
     blit_kernels: HashSet<u64>,
+    /// Whether blit dispatches get `runtime_blit_kernel_not_executed` (not
+    /// in observe mode, where the real runtime executed them).
+    mark_blits: bool,
 }
 
 impl WriterState {
@@ -708,7 +713,8 @@ impl WriterState {
         };
         self.counts.add(rec.status, &rec.raw);
         let mut rec_out = *rec;
-        if ptype == PacketType::KERNEL_DISPATCH && !self.blit_kernels.is_empty() {
+        if self.mark_blits && ptype == PacketType::KERNEL_DISPATCH && !self.blit_kernels.is_empty()
+        {
             let mut ko = [0u8; 8];
             ko.copy_from_slice(&rec.raw[32..40]);
             if self.blit_kernels.contains(&u64::from_le_bytes(ko)) {
