@@ -128,6 +128,11 @@ fn run(name: &str) -> Run {
 /// Compile `name`, run it with `args` under the shim (capture file named after
 /// `tag`), and check it exited cleanly. Records are not read.
 fn run_with(name: &str, tag: &str, args: &[&str]) -> Run {
+    run_over(name, tag, args, &[])
+}
+
+/// `run_with` with extra environment on top of the standard one (which it overrides).
+fn run_over(name: &str, tag: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
     let exe = compile(name);
     let shim = shim();
     let dir = work_dir(name);
@@ -146,6 +151,7 @@ fn run_with(name: &str, tag: &str, args: &[&str]) -> Run {
         .env("SOFTGPU_LOG", "warn")
         .env_remove("SOFTGPU_TARGET")
         .env_remove("SOFTGPU_LOG_FILE")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(File::create(&stdout_path).unwrap())
         .stderr(File::create(&stderr_path).unwrap())
@@ -1564,5 +1570,192 @@ fn dispatches_are_checked_against_the_kernel_they_name_with_one_reason_per_rule(
         } else {
             assert_eq!(r["kernel_name"], *name, "record {i}: {r}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Over a real runtime: intercept and auto mode
+// ---------------------------------------------------------------------------
+
+/// A directory holding a copy of the shim named `libhsa-runtime64.so.1`: on `LD_LIBRARY_PATH`
+/// it stands in for a real ROCr below the preloaded shim (a copy, so the loader sees two
+/// objects).
+fn stand_in_rocr() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = work_dir("stand_in_rocr");
+        let lib = dir.join("libhsa-runtime64.so.1");
+        let _ = std::fs::remove_file(&lib);
+        std::fs::copy(shim(), &lib).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// What must match between two captures of the same program: per record, in order.
+fn contract_view(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| {
+            format!(
+                "queue#{} index {} {} {} {} reasons {} grid {} wg {} segments {}/{} label {}",
+                r["queue_id"].as_u64().is_some(),
+                r["packet_index"],
+                r["type"],
+                r["status"],
+                r["kernel_name"],
+                r["reasons"],
+                r["grid"],
+                r["workgroup"],
+                r["private_segment_size"],
+                r["group_segment_size"],
+                r["label"],
+            )
+        })
+        .collect()
+}
+
+/// The mode a capture's header records, from `softgpu inspect`'s first line.
+fn capture_mode(capture: &Path) -> String {
+    let out = Command::new(cli())
+        .arg("inspect")
+        .arg(capture)
+        .output()
+        .expect("cannot run softgpu inspect");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("");
+    first
+        .split(", ")
+        .find_map(|f| f.strip_prefix("mode "))
+        .unwrap_or("?")
+        .to_string()
+}
+
+#[test]
+fn in_intercept_and_observe_mode_the_contract_holds_with_the_real_runtimes_signals_and_queues() {
+    // Each program checks the contract itself: completion signals (created by the real
+    // runtime) reach 0, barriers hold until their real dependency signals are satisfied,
+    // rejected packets leave their completion signals alone. In intercept mode the shim owns
+    // the queues and does that; in observe mode the real runtime (here the stand-in) does it
+    // after the shim captured each packet. The records must equal the virtual run's, one by
+    // one, except that observe-mode records carry the observe label.
+    let lower = stand_in_rocr();
+    let lower = lower.to_str().unwrap();
+    for name in [
+        "dispatch_valid",
+        "barriers",
+        "rejects",
+        "example_vector",
+        "unpublished",
+    ] {
+        let virt = run(name);
+        for mode in ["intercept", "observe"] {
+            let mut fwd = run_over(
+                name,
+                &format!("{name}-{mode}"),
+                &[],
+                &[("SOFTGPU_MODE", mode), ("LD_LIBRARY_PATH", lower)],
+            );
+            fwd.records = inspect_jsonl(&fwd);
+            assert_eq!(
+                capture_mode(&fwd.capture),
+                mode,
+                "{name}: the capture header does not say {mode}\n{}",
+                fwd.context()
+            );
+            assert!(
+                !fwd.records.is_empty(),
+                "{name} ({mode}): nothing captured\n{}",
+                fwd.context()
+            );
+            let mut want = contract_view(&virt.records);
+            if mode == "observe" {
+                for w in &mut want {
+                    *w = w
+                        .replace(
+                            "\"diagnostic_complete_no_execution\"",
+                            "\"observed_forwarded_to_runtime\"",
+                        )
+                        .replace(
+                            "\"diagnostic_rejected\"",
+                            "\"observed_forwarded_to_runtime\"",
+                        );
+                }
+                assert!(
+                    !fwd.stderr.contains("diagnostic_complete_no_execution"),
+                    "{name}: observe mode printed the diagnostic label\n{}",
+                    fwd.context()
+                );
+            }
+            assert_eq!(
+                want,
+                contract_view(&fwd.records),
+                "{name}: the {mode}-mode records differ from the virtual-mode ones\n{}",
+                fwd.context()
+            );
+        }
+    }
+}
+
+#[test]
+fn auto_mode_picks_virtual_when_the_real_rocr_has_no_gpu_and_intercept_over_a_runtime_with_one() {
+    if Path::new("/dev/kfd").exists() {
+        eprintln!("skipped: this machine has /dev/kfd, so the real ROCr may well have a GPU");
+        return;
+    }
+    // The program links the system's real ROCr 5.2.3; without /dev/kfd its hsa_init fails.
+    let run = run_over(
+        "dispatch_valid",
+        "auto-real",
+        &[],
+        &[("SOFTGPU_MODE", "auto")],
+    );
+    assert_eq!(capture_mode(&run.capture), "virtual", "{}", run.context());
+    let lower = stand_in_rocr();
+    let run = run_over(
+        "dispatch_valid",
+        "auto-stand-in",
+        &[],
+        &[
+            ("SOFTGPU_MODE", "auto"),
+            ("LD_LIBRARY_PATH", lower.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(capture_mode(&run.capture), "intercept", "{}", run.context());
+}
+
+#[test]
+fn explicit_intercept_or_observe_without_a_usable_real_runtime_fails_hsa_init_and_says_why() {
+    if Path::new("/dev/kfd").exists() {
+        eprintln!("skipped: this machine has /dev/kfd, so the real ROCr may initialise");
+        return;
+    }
+    let exe = compile("dispatch_valid");
+    for mode in ["intercept", "observe"] {
+        let out = Command::new(&exe)
+            .current_dir(work_dir("dispatch_valid"))
+            .env("LD_PRELOAD", shim())
+            .env("SOFTGPU_MODE", mode)
+            .env("SOFTGPU_CAPTURE", "off")
+            .env("SOFTGPU_LOG", "warn")
+            .env_remove("LD_LIBRARY_PATH")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{mode}: the program succeeded although the real runtime cannot initialise:\n{err}"
+        );
+        assert!(
+            err.contains(&format!("SOFTGPU_MODE={mode}"))
+                && err.contains("real runtime's hsa_init")
+                && err.contains("hsa_init fails"),
+            "{mode}: no log line naming the mode and why hsa_init failed:\n{err}"
+        );
+        assert!(
+            !err.contains("panicked"),
+            "{mode}: a panic reached stderr:\n{err}"
+        );
     }
 }
