@@ -716,11 +716,11 @@ fn parse_observe_summary(stderr: &str) -> Result<(u64, u64, String), String> {
     let rest = line
         .strip_prefix("softgpu: observe mode: ")
         .ok_or_else(bad)?;
-    let (d, rest) = rest.split_once(" dispatches and ").ok_or_else(bad)?;
-    let (b, rest) = rest
-        .split_once(" barriers captured, then forwarded to the real runtime, which executed them; ")
+    let (d, rest) = rest
+        .split_once(" dispatches observed and forwarded to the real runtime (kernels ran there), ")
         .ok_or_else(bad)?;
-    let (_, path) = rest.split_once("; capture: ").ok_or_else(bad)?;
+    let (_, rest) = rest.split_once(" with findings, ").ok_or_else(bad)?;
+    let (b, path) = rest.split_once(" barriers; capture: ").ok_or_else(bad)?;
     Ok((
         d.parse().map_err(|_| bad())?,
         b.parse().map_err(|_| bad())?,
@@ -1249,10 +1249,16 @@ fn forwarding_problems(run: &Run, counts: &Path) -> Vec<String> {
     }
     names.sort();
     names.dedup();
+    // The shim writes its counts at exit before the stand-in does (exit handlers run in reverse
+    // order of registration). A background thread of HIP's (the hostcall listener behind
+    // printf) may still be waiting on a signal in between: such a call reaches the stand-in
+    // after the shim's report, so for the wait functions the stand-in may count a few more.
+    // Every other count must be equal, and none may be lower below.
     let mut mismatched = Vec::new();
     for n in &names {
         let (f, r) = (count(&shim, "forwarded", n), count(&lower, "received", n));
-        if f != r {
+        let in_flight_ok = n.starts_with("hsa_signal_wait_") && r > f && r - f <= 2;
+        if f != r && !in_flight_ok {
             mismatched.push(format!("{n}: shim forwarded {f}, stand-in received {r}"));
         }
     }

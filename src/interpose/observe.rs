@@ -34,8 +34,10 @@ const MAX_OBSERVED: usize = 1024;
 /// Totals for the exit summary.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ObservedCounts {
+    /// Every packet that is not a barrier (as the CLI counts them).
     pub dispatches: u64,
-    pub with_findings: u64,
+    /// Packets the processor would have rejected (they were forwarded anyway).
+    pub rejected: u64,
     pub barriers: u64,
 }
 
@@ -62,7 +64,7 @@ static TABLE: [AtomicPtr<Observed>; MAX_OBSERVED] =
 static HIGH: AtomicUsize = AtomicUsize::new(0);
 static RETIRED: Mutex<ObservedCounts> = Mutex::new(ObservedCounts {
     dispatches: 0,
-    with_findings: 0,
+    rejected: 0,
     barriers: 0,
 });
 
@@ -144,7 +146,7 @@ pub fn unregister(queue: *mut libc::c_void) {
             let mut side = obs.side.lock().unwrap_or_else(|e| e.into_inner());
             let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
             r.dispatches += side.counts.dispatches;
-            r.with_findings += side.counts.with_findings;
+            r.rejected += side.counts.rejected;
             r.barriers += side.counts.barriers;
             drop(side.producer.take());
             drop(side);
@@ -251,8 +253,8 @@ impl Observed {
             } else {
                 side.counts.dispatches += 1;
             }
-            if status == Status::Rejected || !reasons.is_empty() {
-                side.counts.with_findings += 1;
+            if status == Status::Rejected {
+                side.counts.rejected += 1;
             }
             if let Some(p) = side.producer.as_mut() {
                 if !runtime::IN_FORKED_CHILD.load(Ordering::Relaxed) {
@@ -277,7 +279,7 @@ pub fn total_counts() -> ObservedCounts {
         let obs = unsafe { &*p };
         let c = obs.side.lock().unwrap_or_else(|e| e.into_inner()).counts;
         t.dispatches += c.dispatches;
-        t.with_findings += c.with_findings;
+        t.rejected += c.rejected;
         t.barriers += c.barriers;
     }
     t

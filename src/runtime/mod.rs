@@ -498,8 +498,8 @@ pub fn finish() {
             .map_or_else(|| "off".to_string(), |p| p.display().to_string());
         let o = crate::interpose::observe::total_counts();
         eprintln!(
-            "softgpu: observe mode: {} dispatches and {} barriers captured, then forwarded to the real runtime, which executed them; {} with findings; capture: {}",
-            o.dispatches, o.barriers, o.with_findings, path
+            "softgpu: observe mode: {} dispatches observed and forwarded to the real runtime (kernels ran there), {} with findings, {} barriers; capture: {}",
+            o.dispatches, o.rejected, o.barriers, path
         );
     } else if rt.config.summary {
         let path = rt
