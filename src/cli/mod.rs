@@ -144,7 +144,12 @@ struct RunArgs {
     /// Virtual GPU agents by target id or alias, comma separated (sets SOFTGPU_TARGET).
     #[arg(long)]
     target: Option<String>,
-    /// Runtime mode (sets SOFTGPU_MODE).
+    /// Runtime mode (sets SOFTGPU_MODE): `virtual`, the shim is the HSA runtime;
+    /// `intercept`, a real ROCr below runs everything but the queues, which the
+    /// shim owns (kernels never run); `observe`, the real ROCr keeps its queues
+    /// and runs the kernels, and each packet is captured before its doorbell is
+    /// forwarded; `auto` (the shim's default), intercept when the real ROCr
+    /// initialises with a GPU agent, else virtual.
     #[arg(long, value_parser = ["auto", "virtual", "intercept", "observe"])]
     mode: Option<String>,
     /// The command and its arguments, after `--`.
