@@ -992,28 +992,37 @@ pub unsafe extern "C" fn hsa_queue_create(
         let AgentKind::Gpu(_) = a else {
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         };
-        let limits =
-            crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
-        if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        if queue_type > crate::abi::queue_type::SINGLE {
-            tracing::warn!(
-                "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
-            );
-            return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
-        }
-        let agent_index = Topology::agent_index(a) as u32;
-        let q = queues::create(size, queue_type, agent_index, |id| {
-            rt.capture
-                .as_ref()
-                .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
-        })
-        .map_err(|e| {
-            tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
-            HsaStatus::ERROR_OUT_OF_RESOURCES
-        })?;
+        let q = shim_queue(rt, size, queue_type, Topology::agent_index(a) as u32, out)?;
         write_out(out, q.slot as *const queues::QueueSlot as *mut c_void)
+    })
+}
+
+/// A queue the shim owns, on the agent with capture index `agent_index`.
+fn shim_queue(
+    rt: &'static runtime::Runtime,
+    size: u32,
+    queue_type: u32,
+    agent_index: u32,
+    out: *mut *mut c_void,
+) -> Result<&'static queues::VirtualQueue, HsaStatus> {
+    let limits = crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
+    if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    if queue_type > crate::abi::queue_type::SINGLE {
+        tracing::warn!(
+            "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
+        );
+        return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
+    }
+    queues::create(size, queue_type, agent_index, |id| {
+        rt.capture
+            .as_ref()
+            .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
+    })
+    .map_err(|e| {
+        tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
+        HsaStatus::ERROR_OUT_OF_RESOURCES
     })
 }
 
@@ -1046,26 +1055,7 @@ unsafe fn queue_create_forwarding(
     };
     match (rt.mode, gpu_index) {
         (Mode::Intercept, Some(agent_index)) => {
-            let limits =
-                crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
-            if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
-                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-            }
-            if queue_type > crate::abi::queue_type::SINGLE {
-                tracing::warn!(
-                    "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
-                );
-                return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
-            }
-            let q = queues::create(size, queue_type, agent_index, |id| {
-                rt.capture
-                    .as_ref()
-                    .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
-            })
-            .map_err(|e| {
-                tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
-                HsaStatus::ERROR_OUT_OF_RESOURCES
-            })?;
+            let q = shim_queue(rt, size, queue_type, agent_index, out)?;
             tracing::debug!(
                 queue = q.queue_id,
                 "softgpu: intercept: the shim owns the queue created on real agent {:#x}",

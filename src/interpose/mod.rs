@@ -70,6 +70,45 @@ pub(crate) fn fail_closed(name: &'static str, once: &AtomicBool) -> u32 {
     HsaStatus::ERROR.0
 }
 
+/// One export: the trampoline described in [`entry_points!`], tail-jumping to
+/// `$target` (the shim's function) or to the entry's forward slot.
+macro_rules! trampoline {
+    ($name:ident, $target:path) => {
+        #[cfg(not(test))]
+        core::arch::global_asm!(
+            ".pushsection .text",
+            concat!(".globl ", stringify!($name)),
+            concat!(".type ", stringify!($name), ", @function"),
+            ".p2align 4",
+            concat!(stringify!($name), ":"),
+            "cmp byte ptr [rip + {counting}], 0",
+            "jne 3f",
+            "2:",
+            "mov r11, qword ptr [rip + {slot}]",
+            "test r11, r11",
+            "jne 4f",
+            "jmp {f}",
+            "4:",
+            "cmp byte ptr [rip + {counting}], 0",
+            "je 5f",
+            "lock inc qword ptr [rip + {fwd}]",
+            "5:",
+            "jmp r11",
+            "3:",
+            "lock inc qword ptr [rip + {recv}]",
+            "jmp 2b",
+            concat!(".size ", stringify!($name), ", . - ", stringify!($name)),
+            concat!(".symver ", stringify!($name), ", ", stringify!($name), "@@ROCR_1"),
+            ".popsection",
+            f = sym $target,
+            counting = sym forward::COUNTING,
+            slot = sym table::slot::$name,
+            fwd = sym table::forwarded::$name,
+            recv = sym table::received::$name,
+        );
+    };
+}
+
 /// Declares the entry-point table, and generates the fail-closed exports.
 /// A fail-closed export ignores its arguments: on the x86-64 System V ABI the
 /// caller owns argument cleanup, so a callee that reads none is sound for any
@@ -98,74 +137,8 @@ macro_rules! entry_points {
         // tail-jump there, else tail-jump to the shim's own function. It
         // touches only r11 and the flags, which the System V ABI lets a callee
         // clobber, and never the stack, so every signature passes through.
-        $(
-            #[cfg(not(test))]
-            core::arch::global_asm!(
-                ".pushsection .text",
-                concat!(".globl ", stringify!($imp)),
-                concat!(".type ", stringify!($imp), ", @function"),
-                ".p2align 4",
-                concat!(stringify!($imp), ":"),
-                "cmp byte ptr [rip + {counting}], 0",
-                "jne 3f",
-                "2:",
-                "mov r11, qword ptr [rip + {slot}]",
-                "test r11, r11",
-                "jne 4f",
-                "jmp {f}",
-                "4:",
-                "cmp byte ptr [rip + {counting}], 0",
-                "je 5f",
-                "lock inc qword ptr [rip + {fwd}]",
-                "5:",
-                "jmp r11",
-                "3:",
-                "lock inc qword ptr [rip + {recv}]",
-                "jmp 2b",
-                concat!(".size ", stringify!($imp), ", . - ", stringify!($imp)),
-                concat!(".symver ", stringify!($imp), ", ", stringify!($imp), "@@ROCR_1"),
-                ".popsection",
-                f = sym exports::$imp,
-                counting = sym forward::COUNTING,
-                slot = sym table::slot::$imp,
-                fwd = sym table::forwarded::$imp,
-                recv = sym table::received::$imp,
-            );
-        )*
-        $(
-            #[cfg(not(test))]
-            core::arch::global_asm!(
-                ".pushsection .text",
-                concat!(".globl ", stringify!($fc)),
-                concat!(".type ", stringify!($fc), ", @function"),
-                ".p2align 4",
-                concat!(stringify!($fc), ":"),
-                "cmp byte ptr [rip + {counting}], 0",
-                "jne 3f",
-                "2:",
-                "mov r11, qword ptr [rip + {slot}]",
-                "test r11, r11",
-                "jne 4f",
-                "jmp {f}",
-                "4:",
-                "cmp byte ptr [rip + {counting}], 0",
-                "je 5f",
-                "lock inc qword ptr [rip + {fwd}]",
-                "5:",
-                "jmp r11",
-                "3:",
-                "lock inc qword ptr [rip + {recv}]",
-                "jmp 2b",
-                concat!(".size ", stringify!($fc), ", . - ", stringify!($fc)),
-                concat!(".symver ", stringify!($fc), ", ", stringify!($fc), "@@ROCR_1"),
-                ".popsection",
-                f = sym fail_closed_exports::$fc,
-                counting = sym forward::COUNTING,
-                slot = sym table::slot::$fc,
-                fwd = sym table::forwarded::$fc,
-                recv = sym table::received::$fc,
-            );
-        )*
+        $(trampoline!($imp, exports::$imp);)*
+        $(trampoline!($fc, fail_closed_exports::$fc);)*
 
         /// Per-entry state, one static of each kind per entry point, named
         /// after it: `slot` (forward target, 0 = answered by the shim),

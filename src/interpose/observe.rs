@@ -132,16 +132,20 @@ pub fn register(queue: *mut libc::c_void, agent_index: u32) {
     );
 }
 
+/// The registered queues, with their table slots.
+fn live() -> impl Iterator<Item = (&'static AtomicPtr<Observed>, &'static Observed)> {
+    let n = HIGH.load(Ordering::Acquire);
+    TABLE[..n].iter().filter_map(|slot| {
+        let p = slot.load(Ordering::Acquire);
+        // SAFETY: entries are leaked boxes, never freed, so a non-null `p`
+        // stays valid for 'static.
+        (!p.is_null()).then(|| (slot, unsafe { &*p }))
+    })
+}
+
 /// Stop observing the queue at `queue` (before it is destroyed).
 pub fn unregister(queue: *mut libc::c_void) {
-    let n = HIGH.load(Ordering::Acquire);
-    for slot in &TABLE[..n] {
-        let p = slot.load(Ordering::Acquire);
-        if p.is_null() {
-            continue;
-        }
-        // SAFETY: entries are leaked boxes, never freed, so `p` stays valid.
-        let obs = unsafe { &*p };
+    for (slot, obs) in live() {
         if obs.queue == queue as usize && !obs.dead.swap(true, Ordering::AcqRel) {
             let mut side = obs.side.lock().unwrap_or_else(|e| e.into_inner());
             let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
@@ -160,14 +164,7 @@ pub fn unregister(queue: *mut libc::c_void) {
 /// `value` is the stored value when the operation stores one.
 #[inline]
 pub fn before_store(handle: u64, value: Option<i64>) {
-    let n = HIGH.load(Ordering::Acquire);
-    for slot in &TABLE[..n] {
-        let p = slot.load(Ordering::Acquire);
-        if p.is_null() {
-            continue;
-        }
-        // SAFETY: entries are leaked boxes, never freed.
-        let obs = unsafe { &*p };
+    for (_, obs) in live() {
         if obs.doorbell == handle && !obs.dead.load(Ordering::Acquire) {
             obs.capture(value);
             return;
@@ -269,14 +266,7 @@ impl Observed {
 /// Totals over every observed queue, live and destroyed.
 pub fn total_counts() -> ObservedCounts {
     let mut t = *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
-    let n = HIGH.load(Ordering::Acquire);
-    for slot in &TABLE[..n] {
-        let p = slot.load(Ordering::Acquire);
-        if p.is_null() {
-            continue;
-        }
-        // SAFETY: entries are leaked boxes, never freed.
-        let obs = unsafe { &*p };
+    for (_, obs) in live() {
         let c = obs.side.lock().unwrap_or_else(|e| e.into_inner()).counts;
         t.dispatches += c.dispatches;
         t.rejected += c.rejected;
