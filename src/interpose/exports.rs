@@ -802,10 +802,12 @@ macro_rules! signal_stores {
                 }
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    if $ring && forward::observing() {
-                        observe::before_store(s.handle, Some(v));
+                    let real = |w: i64| {
+                        let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, w);
+                    };
+                    if !($ring && forward::observing() && observe::ring(s.handle, Some(v), |w| real(w.unwrap_or(v)))) {
+                        real(v);
                     }
-                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
                 }
                 None => bad_signal(stringify!($name), s),
             })
@@ -831,10 +833,12 @@ macro_rules! signal_rmw {
                 }
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    if forward::observing() {
-                        observe::before_store(s.handle, None);
+                    let real = || {
+                        let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
+                    };
+                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
+                        real();
                     }
-                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
                 }
                 None => bad_signal(stringify!($name), s),
             })
@@ -884,10 +888,14 @@ macro_rules! signal_exchange {
                 }
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    if forward::observing() {
-                        observe::before_store(s.handle, Some(v));
+                    let mut old = 0;
+                    let mut real = || {
+                        old = call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0);
+                    };
+                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
+                        real();
                     }
-                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0)
+                    old
                 }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
@@ -912,10 +920,15 @@ macro_rules! signal_cas {
                 },
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    if forward::observing() {
-                        observe::before_store(s.handle, Some(v));
+                    let mut old = 0;
+                    let mut real = || {
+                        old = call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v)
+                            .unwrap_or(0);
+                    };
+                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
+                        real();
                     }
-                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(0)
+                    old
                 }
                 None => { bad_signal(stringify!($name), s); 0 }
             })
@@ -1015,7 +1028,7 @@ fn shim_queue(
         );
         return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
     }
-    queues::create(size, queue_type, agent_index, |id| {
+    queues::create(size, queue_type, agent_index, rt.lower, |id| {
         rt.capture
             .as_ref()
             .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))

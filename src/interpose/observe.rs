@@ -1,21 +1,22 @@
 //! `observe` mode: the real runtime's queues stay, and each doorbell store to
-//! one of them first captures the packets it publishes, then is forwarded.
+//! one of them first captures the packets it makes ready, then is forwarded
+//! (see [`Observed::ring`] for the exact rule).
 //!
 //! `hsa_queue_create` is forwarded and the queue it returns is registered
 //! here (its `hsa_queue_t`: ring base, size, id and doorbell handle). A store
-//! of value `v` to a registered doorbell captures, in index order, every packet
-//! from the queue's cursor up to `min(v + 1, write_index)` whose header is not
-//! INVALID, and only then is the store forwarded, so the real runtime cannot
-//! have consumed (or the producer reused) a captured slot. The doorbell value
-//! is the index of the last packet the producer published (HSA's doorbell
-//! contract); the write index caps a value that overshoots. Read-modify-write
-//! stores (add, or, ...) carry no index, so they are capped by the write index
-//! alone.
+//! to a registered doorbell captures the packets that are ready, in index
+//! order. The shim then forwards the highest index it has captured as the
+//! doorbell value, which may be lower than the program's value. So the real
+//! packet processor, which consumes only up to the doorbell value, never sees
+//! a packet the shim has not captured, even when several producers publish
+//! out of order.
 //!
 //! Packets are classified with the same checks as a drain
 //! ([`crate::aql::Processor::classify`]) but never completed, invalidated or
-//! waited on: the real runtime does that. No call into the real runtime is
-//! made while a queue's capture lock is held.
+//! waited on: the real runtime does that. The forwarded doorbell store is the
+//! one call into the real runtime made with a queue's capture lock held. It
+//! keeps the doorbell values the real runtime sees increasing, and a doorbell
+//! store cannot call back into the shim.
 //!
 //! Gap (documented in DESIGN.md): a program that rings a doorbell by writing
 //! the hardware doorbell register directly, not through `hsa_signal_store_*`,
@@ -42,7 +43,12 @@ pub struct ObservedCounts {
 }
 
 struct Side {
+    /// Next index to capture: everything below it is captured.
     cursor: u64,
+    /// Highest doorbell value the program has rung (a packet index).
+    max_rung: Option<u64>,
+    /// Highest doorbell value forwarded to the real runtime.
+    forwarded: Option<u64>,
     producer: Option<QueueProducer>,
     counts: ObservedCounts,
 }
@@ -108,6 +114,8 @@ pub fn register(queue: *mut libc::c_void, agent_index: u32) {
         dead: AtomicBool::new(false),
         side: Mutex::new(Side {
             cursor: 0,
+            max_rung: None,
+            forwarded: None,
             producer,
             counts: ObservedCounts::default(),
         }),
@@ -160,16 +168,20 @@ pub fn unregister(queue: *mut libc::c_void) {
     }
 }
 
-/// A doorbell-capable store to signal `handle` is about to be forwarded.
-/// `value` is the stored value when the operation stores one.
+/// A doorbell-capable operation on signal `handle`. When `handle` is the
+/// doorbell of an observed queue, the packets it makes ready are captured and
+/// `forward` is called to pass the operation on (see [`Observed::ring`]); the
+/// return value is then true. False: not an observed doorbell, nothing done.
+/// `value` is the value a store writes, `None` for read-modify-writes.
 #[inline]
-pub fn before_store(handle: u64, value: Option<i64>) {
+pub fn ring(handle: u64, value: Option<i64>, forward: impl FnOnce(Option<i64>)) -> bool {
     for (_, obs) in live() {
         if obs.doorbell == handle && !obs.dead.load(Ordering::Acquire) {
-            obs.capture(value);
-            return;
+            obs.ring(value, forward);
+            return true;
         }
     }
+    false
 }
 
 struct Kernels;
@@ -203,18 +215,36 @@ impl Observed {
         unsafe { (*((self.queue + off) as *const AtomicU64)).load(Ordering::Acquire) }
     }
 
-    fn capture(&self, value: Option<i64>) {
-        let Ok(rt) = runtime::get() else { return };
-        let write = self.write_index();
-        let end = match value {
-            Some(v) if v >= 0 => write.min(v as u64 + 1),
-            _ => write,
+    /// Capture, then forward. A store of `v` raises the highest index rung;
+    /// every published packet from the cursor up to `min(that + 1,
+    /// write_index)` is captured, in order, stopping at the first slot whose
+    /// header is still INVALID. Then, for a store, the value forwarded is the
+    /// last index captured, not `v`. The packet processor consumes only up to
+    /// the doorbell value it is given, so it never reaches a packet before
+    /// the shim has captured it. Multiple producers can publish out of order;
+    /// a packet published after a later one was rung is captured, and only
+    /// then rung, when its own producer rings. A store that would not raise
+    /// the forwarded value is not forwarded. A read-modify-write is bounded by
+    /// the write index and forwarded as it is. Forwarding happens with this
+    /// queue's lock held, so the doorbell values the real runtime sees never
+    /// decrease. A doorbell store does not call back into the shim.
+    fn ring(&self, value: Option<i64>, forward: impl FnOnce(Option<i64>)) {
+        let Ok(rt) = runtime::get() else {
+            return forward(None);
         };
         let mut side = self.side.lock().unwrap_or_else(|e| e.into_inner());
         let side = &mut *side;
         if self.dead.load(Ordering::Acquire) {
-            return;
+            return forward(None);
         }
+        let write = self.write_index();
+        let rung = match value {
+            Some(v) if v >= 0 => Some(v as u64),
+            Some(_) => None,
+            None => write.checked_sub(1),
+        };
+        side.max_rung = side.max_rung.max(rung);
+        let end = side.max_rung.map_or(0, |r| write.min(r + 1));
         let tid = runtime::sys::gettid();
         while side.cursor < end {
             let index = side.cursor;
@@ -227,9 +257,10 @@ impl Observed {
             let off = ((index & (self.size - 1)) * 64) as usize;
             // SAFETY: the 64 bytes at `off` are inside the ring (masked
             // index); the producer published them before the header we just
-            // acquired and does not rewrite the slot until the real runtime
-            // consumes it, which it cannot do before we forward this store.
-            // We copy them out, never holding a reference into the ring.
+            // acquired, and the real runtime cannot consume the slot before a
+            // doorbell value covering it is forwarded, which only happens
+            // below, after this copy. We copy the bytes out, never holding a
+            // reference into the ring.
             unsafe {
                 std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
             };
@@ -259,6 +290,16 @@ impl Observed {
                 }
             }
             side.cursor = index + 1;
+        }
+        if value.is_none() {
+            return forward(None);
+        }
+        let Some(last) = side.cursor.checked_sub(1) else {
+            return; // nothing captured yet: nothing may be rung
+        };
+        if side.forwarded.is_none_or(|f| last > f) {
+            side.forwarded = Some(last);
+            forward(Some(last as i64));
         }
     }
 }

@@ -180,6 +180,14 @@ pub struct VirtualQueue {
     pub cu_mask: Mutex<Vec<u32>>,
     /// `hsa_amd_queue_set_priority`: recorded; nothing executes.
     pub priority: AtomicU32,
+    /// Consume only up to the highest doorbell value rung, as AMD's packet
+    /// processor does, instead of up to the write index. Set when this copy
+    /// of SoftGPU stands in for the real runtime below another copy (see
+    /// `Runtime::lower`): observe mode relies on the hardware not running
+    /// ahead of the doorbells it has been given.
+    doorbell_bounded: bool,
+    /// Highest doorbell value rung, plus one (with `doorbell_bounded`).
+    rung: AtomicU64,
     pending: AtomicU64,
     dead: AtomicBool,
     blocked: AtomicBool,
@@ -218,6 +226,7 @@ pub fn create(
     size: u32,
     queue_type: u32,
     agent_index: u32,
+    doorbell_bounded: bool,
     producer: impl FnOnce(u64) -> Option<QueueProducer>,
 ) -> Result<&'static VirtualQueue, CreateError> {
     let a = arena().ok_or(CreateError::OutOfMemory)?;
@@ -276,6 +285,8 @@ pub fn create(
         doorbell,
         cu_mask: Mutex::new(Vec::new()),
         priority: AtomicU32::new(1),
+        doorbell_bounded,
+        rung: AtomicU64::new(0),
         pending: AtomicU64::new(0),
         dead: AtomicBool::new(false),
         blocked: AtomicBool::new(false),
@@ -317,7 +328,12 @@ impl QueueMemory for (&VirtualQueue, &Ring) {
     #[inline]
     fn load_write_index(&self) -> u64 {
         // Acquire: pairs with the producer's release on write_index.
-        self.0.slot.write_dispatch_id.load(Ordering::Acquire)
+        let w = self.0.slot.write_dispatch_id.load(Ordering::Acquire);
+        if self.0.doorbell_bounded {
+            w.min(self.0.rung.load(Ordering::Acquire))
+        } else {
+            w
+        }
     }
     #[inline]
     fn load_header(&self, index: u64) -> u16 {
@@ -603,6 +619,11 @@ pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
         return false;
     }
     if let Some(vq) = lookup_index(q as usize - 1) {
+        if vq.doorbell_bounded {
+            // The doorbell value is the index of the last packet made ready.
+            let v = slot.value.load(Ordering::Acquire);
+            vq.rung.fetch_max((v.max(-1) + 1) as u64, Ordering::AcqRel);
+        }
         vq.kick(ctx);
     }
     true
