@@ -1858,6 +1858,10 @@ per_hip_version! {
     intercept_and_observe_lose_no_dispatch_of_four_threads => |hip| over_a_stand_in_rocr(hip, threads);
     intercept_and_observe_survive_a_printf_kernel => |hip| over_a_stand_in_rocr(hip, printf);
     intercept_and_observe_forward_device_properties => |hip| over_a_stand_in_rocr(hip, properties);
+    intercept_and_observe_keep_a_forked_child_out_of_the_capture
+        => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "fork"));
+    intercept_and_observe_keep_a_shell_from_system_out_of_the_capture
+        => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "system"));
 }
 
 // ---------------------------------------------------------------------------

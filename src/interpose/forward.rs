@@ -340,15 +340,10 @@ fn object_name(addr: usize) -> Option<String> {
 /// real runtime lacks get the generated fail-closed stub, which names them.
 pub fn install(mode: Mode) {
     for e in super::table::ENTRIES {
-        let target = if answered_by_shim(mode, e.name) {
-            0
-        } else {
-            match e.real.load(Ordering::Acquire) {
-                0 => e.missing as usize,
-                p => p,
-            }
-        };
-        e.slot.store(target, Ordering::Release);
+        e.slot.store(
+            slot_target(mode, e.name, e.real.load(Ordering::Acquire), e.missing),
+            Ordering::Release,
+        );
     }
     let v = match mode {
         Mode::Intercept => ACTIVE_INTERCEPT,
@@ -356,6 +351,19 @@ pub fn install(mode: Mode) {
         Mode::Auto | Mode::Virtual => ACTIVE_VIRTUAL,
     };
     ACTIVE.store(v, Ordering::Release);
+}
+
+/// Where an entry's trampoline goes in `mode`: 0 (the shim's own function),
+/// the real function at `real`, or, when the real runtime lacks it, the
+/// fail-closed stand-in `missing`.
+fn slot_target(mode: Mode, name: &str, real: usize, missing: extern "C" fn() -> u32) -> usize {
+    if answered_by_shim(mode, name) {
+        0
+    } else if real == 0 {
+        missing as usize
+    } else {
+        real
+    }
 }
 
 /// Back to the virtual runtime: every slot 0.
@@ -423,6 +431,30 @@ pub fn write_counts(role: &str, mode: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_function_the_real_runtime_lacks_fails_closed_and_is_never_the_shims_own() {
+        let e = super::super::table::ENTRIES
+            .iter()
+            .find(|e| e.name == "hsa_amd_vmem_map")
+            .unwrap();
+        // Missing below: the generated stand-in, which returns an error.
+        let t = slot_target(Mode::Intercept, e.name, 0, e.missing);
+        assert_eq!(t, e.missing as usize);
+        assert_eq!((e.missing)(), crate::abi::HsaStatus::ERROR.0);
+        // Present below: the real function.
+        assert_eq!(
+            slot_target(Mode::Intercept, e.name, 0x1234, e.missing),
+            0x1234
+        );
+        // A shim-answered entry never jumps anywhere, real or not.
+        let q = super::super::table::ENTRIES
+            .iter()
+            .find(|e| e.name == "hsa_queue_create")
+            .unwrap();
+        assert_eq!(slot_target(Mode::Intercept, q.name, 0x1234, q.missing), 0);
+        assert_eq!(slot_target(Mode::Observe, q.name, 0x1234, q.missing), 0);
+    }
 
     #[test]
     fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
