@@ -284,7 +284,7 @@ impl CaptureWriter {
             queue_ids: HashSet::new(),
             blit_kernels: HashSet::new(),
             // In observe mode the real runtime ran every packet, blits included.
-            mark_blits: header.mode != "observe",
+            mark_blits: !header.is_observe(),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
