@@ -320,30 +320,36 @@ fn ring_header(ring: &Ring, index: u64) -> &AtomicU32 {
     unsafe { &*((ring.base + off) as *const AtomicU32) }
 }
 
-impl QueueMemory for (&VirtualQueue, &Ring) {
+/// A queue's memory as one drain pass sees it: at most up to `cap`.
+struct DrainView<'a> {
+    q: &'a VirtualQueue,
+    ring: &'a Ring,
+    cap: u64,
+}
+
+impl QueueMemory for DrainView<'_> {
     #[inline]
     fn size(&self) -> u64 {
-        self.1.size
+        self.ring.size
     }
     #[inline]
     fn load_write_index(&self) -> u64 {
         // Acquire: pairs with the producer's release on write_index.
-        let w = self.0.slot.write_dispatch_id.load(Ordering::Acquire);
-        if self.0.doorbell_bounded {
-            w.min(self.0.rung.load(Ordering::Acquire))
-        } else {
-            w
+        let mut w = self.q.slot.write_dispatch_id.load(Ordering::Acquire);
+        if self.q.doorbell_bounded {
+            w = w.min(self.q.rung.load(Ordering::Acquire));
         }
+        w.min(self.cap)
     }
     #[inline]
     fn load_header(&self, index: u64) -> u16 {
         // Acquire: pairs with the producer's release store of header|setup, so
         // the packet body written before it is visible to `read_packet`.
-        ring_header(self.1, index).load(Ordering::Acquire) as u16
+        ring_header(self.ring, index).load(Ordering::Acquire) as u16
     }
     #[inline]
     fn read_packet(&self, index: u64) -> [u8; 64] {
-        let off = ((index & (self.1.size - 1)) * 64) as usize;
+        let off = ((index & (self.ring.size - 1)) * 64) as usize;
         let mut out = [0u8; 64];
         // SAFETY: the 64 bytes at off are inside the ring mapping (masked index).
         // They were published by the producer's release store of the header,
@@ -352,25 +358,48 @@ impl QueueMemory for (&VirtualQueue, &Ring) {
         // copy the bytes out before parsing, never forming a reference into
         // memory the producer owns.
         unsafe {
-            std::ptr::copy_nonoverlapping((self.1.base + off) as *const u8, out.as_mut_ptr(), 64)
+            std::ptr::copy_nonoverlapping((self.ring.base + off) as *const u8, out.as_mut_ptr(), 64)
         };
         out
     }
     #[inline]
     fn store_header(&self, index: u64, header: u16) {
         // Release: the slot is handed back to the producer.
-        ring_header(self.1, index).store(header as u32, Ordering::Release);
+        ring_header(self.ring, index).store(header as u32, Ordering::Release);
     }
     #[inline]
     fn store_read_index(&self, value: u64) {
         // Release: the producer's queue-full check reads it with acquire.
-        self.0.slot.read_dispatch_id.store(value, Ordering::Release);
+        self.q.slot.read_dispatch_id.store(value, Ordering::Release);
     }
 }
 
 /// Signals as seen by the processor.
 pub struct RuntimeSignals {
     completion: crate::config::Completion,
+    /// Real signals to complete once the drain lock is released.
+    after: std::cell::RefCell<AfterDrain>,
+}
+
+/// Real completion signals collected during one drain (a fixed array: the
+/// doorbell path does not allocate). A pass over a real runtime processes at
+/// most [`AFTER_DRAIN`] packets, so it never fills up; if it ever did, the
+/// completion thread would take the rest.
+struct AfterDrain {
+    handles: [u64; AFTER_DRAIN],
+    len: usize,
+}
+
+/// Packets per drain pass over a real runtime (see `drain_once`).
+const AFTER_DRAIN: usize = 64;
+
+impl Default for AfterDrain {
+    fn default() -> Self {
+        AfterDrain {
+            handles: [0; AFTER_DRAIN],
+            len: 0,
+        }
+    }
 }
 
 impl SignalOps for RuntimeSignals {
@@ -402,9 +431,19 @@ impl SignalOps for RuntimeSignals {
                     signals::complete(s, sys::now_ns());
                 }
             }
-            // A real signal is completed by the completion thread, so that no
+            // A real signal (intercept) is completed right after the drain
+            // pass, in order, once the drain lock is released, so that no
             // lock of ours is held while the real runtime runs.
-            crate::config::Completion::Inline => super::completion::defer(handle, 0),
+            crate::config::Completion::Inline => {
+                let mut after = self.after.borrow_mut();
+                if after.len < after.handles.len() {
+                    let n = after.len;
+                    after.handles[n] = handle;
+                    after.len += 1;
+                } else {
+                    super::completion::defer(handle, 0);
+                }
+            }
             crate::config::Completion::Thread { delay_us } => {
                 super::completion::defer(handle, delay_us.saturating_mul(1000))
             }
@@ -474,7 +513,11 @@ impl VirtualQueue {
         let mut outcome;
         loop {
             let seen = self.pending.load(Ordering::Acquire);
-            outcome = self.drain_once(ctx);
+            let again;
+            (outcome, again) = self.drain_once(ctx);
+            if again {
+                continue;
+            }
             if self
                 .pending
                 .compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire)
@@ -488,13 +531,30 @@ impl VirtualQueue {
         }
     }
 
-    fn drain_once(&'static self, ctx: &DrainContext) -> Option<DrainOutcome> {
+    /// One drain pass. Also returns whether another pass should follow at
+    /// once (intercept mode: the pass stopped at its cap, or completed real
+    /// signals a barrier may be waiting for).
+    fn drain_once(&'static self, ctx: &DrainContext) -> (Option<DrainOutcome>, bool) {
         if self.dead.load(Ordering::Acquire) {
-            return None;
+            return (None, false);
         }
         let mut guard = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         let side = &mut *guard;
-        let ring = side.ring.as_ref()?;
+        let Some(ring) = side.ring.as_ref() else {
+            return (None, false);
+        };
+        let signals = RuntimeSignals {
+            completion: ctx.completion,
+            after: std::cell::RefCell::new(AfterDrain::default()),
+        };
+        // Over a real runtime, a pass takes at most as many packets as it can
+        // hold real completions for, so they are all completed, in order,
+        // right after it; the caller runs another pass for the rest.
+        let cap = if forward::intercepting() {
+            side.state.observed_through + AFTER_DRAIN as u64
+        } else {
+            u64::MAX
+        };
         let stalls_before = side.state.stalls;
         let mut sink = Sink {
             producer: side.producer.as_mut(),
@@ -506,13 +566,12 @@ impl VirtualQueue {
             &mut side.state,
             self.queue_id,
             self.agent_index,
-            &(self, ring),
-            &RuntimeSignals {
-                completion: ctx.completion,
-            },
+            &DrainView { q: self, ring, cap },
+            &signals,
             &kernels,
             &mut sink,
         );
+        let observed_through = side.state.observed_through;
         if side.state.stalls != stalls_before {
             side.counts.stalls = side.state.stalls;
             tracing::debug!(
@@ -521,7 +580,18 @@ impl VirtualQueue {
                 "drain stopped at a slot whose type is still INVALID"
             );
         }
-        Some(outcome)
+        drop(guard);
+        // Real completion signals (intercept): decremented by the real
+        // runtime now that no lock of ours is held, in processing order.
+        let after = signals.after.into_inner();
+        for &h in &after.handles[..after.len] {
+            forward::signal_complete(h);
+        }
+        // Another pass at once: the pass stopped at its cap, or a barrier
+        // may be waiting for a real signal just completed.
+        let capped = outcome == DrainOutcome::Idle && observed_through == cap;
+        let unblocked = after.len > 0 && matches!(outcome, DrainOutcome::BlockedOnBarrier { .. });
+        (Some(outcome), capped || unblocked)
     }
 
     fn register_blocked(&'static self) {
