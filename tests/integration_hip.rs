@@ -716,8 +716,17 @@ fn parse_observe_summary(stderr: &str) -> Result<(u64, u64, String), String> {
     let rest = line
         .strip_prefix("softgpu: observe mode: ")
         .ok_or_else(bad)?;
+    // The runtime below is the SoftGPU stand-in: the summary must not say kernels ran.
+    if line.contains("kernels ran") {
+        return Err(format!(
+            "the observe summary over the SoftGPU stand-in says kernels ran: {line:?}"
+        ));
+    }
     let (d, rest) = rest
-        .split_once(" dispatches observed and forwarded to the real runtime (kernels ran there), ")
+        .split_once(
+            " dispatches observed and forwarded to the runtime below, a SoftGPU stand-in \
+             (kernels did not run there either), ",
+        )
         .ok_or_else(bad)?;
     let (_, rest) = rest.split_once(" with findings, ").ok_or_else(bad)?;
     let (b, path) = rest.split_once(" barriers; capture: ").ok_or_else(bad)?;

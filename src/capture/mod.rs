@@ -51,7 +51,21 @@ impl CaptureHeader {
     pub fn is_observe(&self) -> bool {
         self.mode == MODE_OBSERVE
     }
+
+    /// Whether the runtime below the shim was itself a SoftGPU copy standing
+    /// in for ROCr (as in the tests): its GPU agents carry SoftGPU's product
+    /// names ([`STAND_IN_PREFIX`]). Then nothing ran, even in observe mode.
+    pub fn over_stand_in(&self) -> bool {
+        self.mode != "virtual"
+            && self
+                .agents
+                .iter()
+                .any(|a| a.kind == AgentKind::Gpu && a.name.starts_with(STAND_IN_PREFIX))
+    }
 }
+
+/// How the product name of every SoftGPU virtual GPU agent begins.
+pub const STAND_IN_PREFIX: &str = "SoftGPU virtual";
 
 /// [`CaptureHeader::mode`] of a capture recorded with `SOFTGPU_MODE=observe`.
 pub const MODE_OBSERVE: &str = "observe";

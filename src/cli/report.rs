@@ -63,7 +63,14 @@ pub fn result_label(header: &CaptureHeader, status: Status) -> Option<&'static s
 /// rejected records.
 pub fn counts_summary(cap: &Capture) -> String {
     let c = cap.counts();
-    if cap.header.is_observe() {
+    if cap.header.is_observe() && cap.header.over_stand_in() {
+        format!(
+            "{} dispatches observed and forwarded to the runtime below, a SoftGPU stand-in (kernels did not run there either), {} with findings, {} barriers",
+            c.records.saturating_sub(c.barriers),
+            c.rejected,
+            c.barriers
+        )
+    } else if cap.header.is_observe() {
         format!(
             "{} dispatches observed and forwarded to the real runtime (kernels ran there), {} with findings, {} barriers",
             c.records.saturating_sub(c.barriers),
@@ -425,6 +432,26 @@ mod tests {
         let codes = reason_codes(ReasonSet(1 | (1 << 63)));
         assert_eq!(codes.len(), 2);
         assert_eq!(codes[1], "unknown_reason_63");
+    }
+
+    #[test]
+    fn an_observe_capture_over_a_softgpu_stand_in_never_says_kernels_ran() {
+        let mut cap = capture_with("observe", &[Status::Validated]);
+        cap.header.agents.push(crate::capture::AgentDesc {
+            index: 1,
+            kind: crate::capture::AgentKind::Gpu,
+            name: "SoftGPU virtual gfx90a (MI210 model, no execution)".into(),
+            target: Some("gfx90a".into()),
+        });
+        let line = counts_summary(&cap);
+        assert!(
+            line.contains("a SoftGPU stand-in (kernels did not run there either)"),
+            "{line}"
+        );
+        assert!(!line.contains("kernels ran"), "{line}");
+        // Over a real GPU agent the observe wording stands.
+        cap.header.agents[0].name = "AMD Instinct MI210".into();
+        assert!(counts_summary(&cap).contains("(kernels ran there)"));
     }
 
     fn capture_with(mode: &str, statuses: &[Status]) -> Capture {

@@ -504,6 +504,8 @@ pub struct RealAgent {
     pub gpu: bool,
     /// `HSA_AGENT_INFO_NAME` (`gfx90a`, or the CPU's name).
     pub name: String,
+    /// `HSA_AMD_AGENT_INFO_PRODUCT_NAME` (empty if not answered).
+    pub product: String,
     /// `HSA_AGENT_INFO_WORKGROUP_MAX_SIZE` (0 if not answered).
     pub workgroup_max: u32,
 }
@@ -511,6 +513,7 @@ pub struct RealAgent {
 const AGENT_INFO_NAME: u32 = 0;
 const AGENT_INFO_WORKGROUP_MAX_SIZE: u32 = 8;
 const AGENT_INFO_DEVICE: u32 = 17;
+const AMD_AGENT_INFO_PRODUCT_NAME: u32 = 0xA009;
 const DEVICE_TYPE_GPU: u32 = 1;
 
 fn agent_info<T: Copy>(agent: u64, attr: u32, init: T) -> Option<T> {
@@ -538,14 +541,19 @@ pub fn real_agents() -> Vec<RealAgent> {
     handles
         .into_iter()
         .map(|h| {
-            let name = agent_info(h, AGENT_INFO_NAME, [0u8; 64])
-                .map(|b| {
-                    let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                    String::from_utf8_lossy(&b[..n]).into_owned()
-                })
-                .unwrap_or_default();
+            let text = |attr| {
+                agent_info(h, attr, [0u8; 64])
+                    .map(|b| {
+                        let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                        String::from_utf8_lossy(&b[..n]).into_owned()
+                    })
+                    .unwrap_or_default()
+            };
+            let name = text(AGENT_INFO_NAME);
+            let product = text(AMD_AGENT_INFO_PRODUCT_NAME);
             RealAgent {
                 handle: h,
+                product,
                 gpu: agent_info(h, AGENT_INFO_DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
                 name,
                 workgroup_max: agent_info(h, AGENT_INFO_WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),

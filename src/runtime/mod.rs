@@ -97,6 +97,16 @@ extern "C" fn after_fork_in_child() {
     IN_FORKED_CHILD.store(true, Ordering::Relaxed);
 }
 
+impl Runtime {
+    /// Whether the runtime below is a SoftGPU copy standing in for ROCr (its
+    /// GPU agents carry SoftGPU's product names): then nothing runs there.
+    pub fn over_stand_in(&self) -> bool {
+        self.real_agents
+            .iter()
+            .any(|a| a.gpu && a.product.starts_with(crate::capture::STAND_IN_PREFIX))
+    }
+}
+
 /// The runtime, if `hsa_init` has succeeded and not been fully shut down.
 #[inline]
 pub fn get() -> Result<&'static Runtime, HsaStatus> {
@@ -240,7 +250,13 @@ fn build() -> Result<Runtime, HsaStatus> {
                     } else {
                         CapAgentKind::Cpu
                     },
-                    name: a.name.clone(),
+                    // The product name says what the agent is (and whether
+                    // the runtime below is a SoftGPU stand-in).
+                    name: if a.product.is_empty() {
+                        a.name.clone()
+                    } else {
+                        a.product.clone()
+                    },
                     target: a.gpu.then(|| a.name.clone()),
                 })
                 .collect()
@@ -405,14 +421,14 @@ fn choose_mode(requested: Mode) -> Result<(Mode, Vec<forward::RealAgent>), HsaSt
     tracing::info!(
         mode = target.as_str(),
         requested = requested.as_str(),
-        "softgpu: real ROCr in {} ({} functions resolved, {} missing); GPU agents: {}",
+        "softgpu: HSA runtime below the shim in {} ({} functions resolved, {} missing); GPU agents: {}",
         resolved.source,
         resolved.found,
         resolved.missing.len(),
         agents
             .iter()
             .filter(|a| a.gpu)
-            .map(|a| a.name.as_str())
+            .map(|a| format!("{} ({})", a.name, a.product))
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -497,8 +513,13 @@ pub fn finish() {
             .as_ref()
             .map_or_else(|| "off".to_string(), |p| p.display().to_string());
         let o = crate::interpose::observe::total_counts();
+        let below = if rt.over_stand_in() {
+            "the runtime below, a SoftGPU stand-in (kernels did not run there either)"
+        } else {
+            "the real runtime (kernels ran there)"
+        };
         eprintln!(
-            "softgpu: observe mode: {} dispatches observed and forwarded to the real runtime (kernels ran there), {} with findings, {} barriers; capture: {}",
+            "softgpu: observe mode: {} dispatches observed and forwarded to {below}, {} with findings, {} barriers; capture: {}",
             o.dispatches, o.rejected, o.barriers, path
         );
     } else if rt.config.summary {
