@@ -823,6 +823,25 @@ signal_stores! {
     hsa_signal_silent_store_screlease => Ordering::Release, false,
 }
 
+/// A read-modify-write (add, exchange, cas, ...) on a signal that is not the
+/// shim's: forwarded as it is; in observe mode, when the signal is a watched
+/// doorbell, after its ready packets are captured (and under that queue's
+/// capture lock, see `observe::ring`).
+fn forward_write<T: Default>(handle: u64, real: impl FnOnce() -> T) -> T {
+    forward::note_entry();
+    let mut real = Some(real);
+    let mut out = None;
+    if forward::observing() {
+        observe::ring(handle, None, |_| out = real.take().map(|f| f()));
+    }
+    match real {
+        // Not a watched doorbell (or not observing): forward it here.
+        Some(f) => f(),
+        // Forwarded by `observe::ring`, which always forwards a None-valued call.
+        None => out.unwrap_or_default(),
+    }
+}
+
 macro_rules! signal_rmw {
     ($op:ident: $($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) {
@@ -831,15 +850,9 @@ macro_rules! signal_rmw {
                     slot.value.$op(v, $ord);
                     after_write(slot);
                 }
-                None if forward::forwarding() => {
-                    forward::note_entry();
-                    let real = || {
-                        let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
-                    };
-                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
-                        real();
-                    }
-                }
+                None if forward::forwarding() => forward_write(s.handle, || {
+                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
+                }),
                 None => bad_signal(stringify!($name), s),
             })
         }
@@ -886,17 +899,9 @@ macro_rules! signal_exchange {
                     after_write(slot);
                     old
                 }
-                None if forward::forwarding() => {
-                    forward::note_entry();
-                    let mut old = 0;
-                    let mut real = || {
-                        old = call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0);
-                    };
-                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
-                        real();
-                    }
-                    old
-                }
+                None if forward::forwarding() => forward_write(s.handle, || {
+                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0)
+                }),
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
@@ -918,18 +923,9 @@ macro_rules! signal_cas {
                     Ok(old) => { after_write(slot); old }
                     Err(old) => old,
                 },
-                None if forward::forwarding() => {
-                    forward::note_entry();
-                    let mut old = 0;
-                    let mut real = || {
-                        old = call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v)
-                            .unwrap_or(0);
-                    };
-                    if !(forward::observing() && observe::ring(s.handle, None, |_| real())) {
-                        real();
-                    }
-                    old
-                }
+                None if forward::forwarding() => forward_write(s.handle, || {
+                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(0)
+                }),
                 None => { bad_signal(stringify!($name), s); 0 }
             })
         }
