@@ -1350,6 +1350,178 @@ mod tests {
         );
     }
 
+    /// MessagePack of one metadata note: `amdhsa.version` [1, `minor`] and one
+    /// kernel entry per `(symbol, vgpr_count)`, with the required keys.
+    fn note_doc(minor: u8, kernels: &[(&str, u8)]) -> Vec<u8> {
+        let s = |out: &mut Vec<u8>, t: &str| {
+            out.push(0xd9);
+            out.push(t.len() as u8);
+            out.extend_from_slice(t.as_bytes());
+        };
+        let mut d = vec![0x82];
+        s(&mut d, "amdhsa.version");
+        d.extend_from_slice(&[0x92, 1, minor]);
+        s(&mut d, "amdhsa.kernels");
+        d.push(0x90 | kernels.len() as u8);
+        for (sym, vgpr) in kernels {
+            d.push(0x86);
+            s(&mut d, ".symbol");
+            s(&mut d, sym);
+            for key in [
+                ".kernarg_segment_size",
+                ".kernarg_segment_align",
+                ".group_segment_fixed_size",
+                ".private_segment_fixed_size",
+            ] {
+                s(&mut d, key);
+                d.push(8);
+            }
+            s(&mut d, ".vgpr_count");
+            d.push(*vgpr);
+        }
+        d
+    }
+
+    /// A note region of NT_AMDGPU_METADATA records with these descriptors,
+    /// and where each record starts.
+    fn note_region(descs: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+        let mut r = Vec::new();
+        let mut at = Vec::new();
+        for d in descs {
+            at.push(r.len() as u64);
+            r.extend_from_slice(&7u32.to_le_bytes());
+            r.extend_from_slice(&(d.len() as u32).to_le_bytes());
+            r.extend_from_slice(&NT_AMDGPU_METADATA.to_le_bytes());
+            r.extend_from_slice(b"AMDGPU\0\0");
+            r.extend_from_slice(d);
+            r.resize(r.len().next_multiple_of(4), 0);
+        }
+        (r, at)
+    }
+
+    fn notes_of(region: &[u8]) -> MetadataNotes {
+        let mut ph = [0u8; PHDR_SIZE];
+        ph[..4].copy_from_slice(&PT_NOTE.to_le_bytes());
+        ph[32..40].copy_from_slice(&(region.len() as u64).to_le_bytes());
+        ph[48..56].copy_from_slice(&4u64.to_le_bytes());
+        read_metadata(region, &[], &[ProgramHeader::read(&ph)])
+    }
+
+    fn symbols_of(m: &MetadataNotes) -> Vec<(&str, Option<u64>)> {
+        m.merged
+            .as_ref()
+            .map(|m| {
+                m.kernels
+                    .iter()
+                    .map(|k| (k.symbol.as_str(), k.vgpr_count))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn kernels_of_every_metadata_note_are_merged_in_file_order() {
+        let (r, _) = note_region(&[
+            note_doc(1, &[("a.kd", 1)]),
+            note_doc(1, &[("b.kd", 2), ("c.kd", 3)]),
+        ]);
+        let m = notes_of(&r);
+        assert_eq!(m.notes, 2);
+        assert_eq!(m.problems, []);
+        assert_eq!(
+            symbols_of(&m),
+            [("a.kd", Some(1)), ("b.kd", Some(2)), ("c.kd", Some(3))]
+        );
+        assert_eq!(m.merged.unwrap().version, Some([1, 1]));
+    }
+
+    #[test]
+    fn a_corrupt_note_loses_only_its_own_kernels_and_says_where_it_is() {
+        let mut bad = note_doc(1, &[("b.kd", 2)]);
+        bad[0] = 0xc1;
+        let (r, at) = note_region(&[
+            note_doc(1, &[("a.kd", 1)]),
+            bad,
+            note_doc(1, &[("c.kd", 3)]),
+        ]);
+        let m = notes_of(&r);
+        assert_eq!(m.notes, 3);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1)), ("c.kd", Some(3))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::MetadataReservedByte { offset: 0 }
+            }]
+        );
+    }
+
+    #[test]
+    fn notes_that_describe_one_kernel_differently_leave_it_without_metadata() {
+        let (r, at) = note_region(&[
+            note_doc(1, &[("a.kd", 1), ("b.kd", 2)]),
+            note_doc(1, &[("a.kd", 1)]),
+            note_doc(1, &[("b.kd", 9)]),
+            note_doc(1, &[("b.kd", 2)]),
+        ]);
+        let m = notes_of(&r);
+        // The same description twice is one kernel; two descriptions, none.
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[2],
+                error: CodeObjectError::MetadataConflict {
+                    symbol: "b.kd".into()
+                }
+            }]
+        );
+        // Within one note too.
+        let (r, _) = note_region(&[note_doc(1, &[("a.kd", 1), ("a.kd", 2)])]);
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), []);
+        assert_eq!(m.problems.len(), 1);
+    }
+
+    #[test]
+    fn a_note_of_another_version_is_reported_and_its_kernels_kept() {
+        let (r, at) = note_region(&[note_doc(1, &[("a.kd", 1)]), note_doc(2, &[("b.kd", 2)])]);
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1)), ("b.kd", Some(2))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::MetadataDisagrees {
+                    key: "amdhsa.version",
+                    first: "1.1".into(),
+                    this: "1.2".into()
+                }
+            }]
+        );
+        assert_eq!(m.merged.unwrap().version, Some([1, 1]));
+    }
+
+    #[test]
+    fn a_malformed_note_record_ends_its_region_and_keeps_the_notes_before_it() {
+        let (mut r, at) = note_region(&[note_doc(1, &[("a.kd", 1)]), note_doc(1, &[("b.kd", 2)])]);
+        // The second record's descsz runs past the region.
+        let d = at[1] as usize + 4;
+        r[d..d + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::BadNote { offset: at[1] }
+            }]
+        );
+        for n in 0..r.len() {
+            let _ = notes_of(&r[..n]);
+        }
+    }
+
     #[test]
     fn kernel_names_are_demangled_without_the_kd_suffix() {
         assert_eq!(

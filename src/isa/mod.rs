@@ -198,8 +198,11 @@ impl ElfMachine {
 
 /// Every AMDGCN `EF_AMDGPU_MACH` value of the ELF format and the processor it
 /// names, by value: the `EF_AMDGPU_MACH_AMDGCN_*` constants of LLVM's
-/// `BinaryFormat/ELF.h` (the same values as ROCr's `amd_hsa_elf.h`), up to
-/// gfx9-4-generic (0x5f); reserved values are left out. Code objects name
+/// `BinaryFormat/ELF.h` and ROCr's `amd_hsa_elf.h`, up to gfx9-4-generic
+/// (0x5f); reserved values are left out. LLVM 21 names 0x49 gfx1250 (ROCr
+/// 6.4's header still calls it reserved) and no longer names gfx940 and gfx941
+/// (0x40, 0x4b), which LLVM 15 and ROCr do; `tests/real_code_objects.rs`
+/// checks every value against llvm-readobj 21 and 15. Code objects name
 /// their processor with these whether or not SoftGPU models it; every
 /// descriptor's `elf_machine` must map to its `id` here (checked when the
 /// registry is validated), so the registry and this table cannot disagree.
@@ -244,6 +247,7 @@ pub static ELF_MACHINES: &[(u32, &str)] = &[
     (0x46, "gfx1101"),
     (0x47, "gfx1102"),
     (0x48, "gfx1200"),
+    (0x49, "gfx1250"),
     (0x4a, "gfx1151"),
     (0x4b, "gfx941"),
     (0x4c, "gfx942"),
