@@ -151,7 +151,7 @@ fn build(path: &Path) -> Result<Report, String> {
     }
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     let src = bundle::FileSource::new(&file).map_err(|e| format!("cannot read: {e}"))?;
-    let mut progress = Progress::new(src.len());
+    let mut progress = Progress::new(src.size());
     let mut report = Report {
         label: LABEL,
         file: path.display().to_string(),
@@ -188,7 +188,7 @@ fn build(path: &Path) -> Result<Report, String> {
             .collect();
     }
     if container == Container::CodeObject {
-        let bytes = read_code_object(&file, src.len())?;
+        let bytes = read_code_object(&file, src.size())?;
         let co = code_object::parse(&bytes)
             .map_err(|e| format!("offset {}: code object: {e}", e.file_offset().unwrap_or(0)))?;
         report

@@ -487,14 +487,14 @@ fn err(offset: u64, kind: BundleErrorKind) -> BundleError {
 /// positioned reads (`pread`), so that only what is needed is read.
 pub trait Source<'a> {
     /// Total length in bytes.
-    fn len(&self) -> u64;
+    fn size(&self) -> u64;
     /// Exactly `len` bytes at `offset` (the caller has checked the range
-    /// against [`len`](Self::len)): borrowed from memory, or read.
+    /// against [`size`](Self::size)): borrowed from memory, or read.
     fn bytes(&self, offset: u64, len: u64) -> std::io::Result<Cow<'a, [u8]>>;
 }
 
 impl<'a> Source<'a> for &'a [u8] {
-    fn len(&self) -> u64 {
+    fn size(&self) -> u64 {
         <[u8]>::len(self) as u64
     }
 
@@ -531,7 +531,7 @@ impl<'f> FileSource<'f> {
 }
 
 impl Source<'static> for FileSource<'_> {
-    fn len(&self) -> u64 {
+    fn size(&self) -> u64 {
         self.len
     }
 
@@ -598,7 +598,7 @@ pub fn scan<'a, S, E>(
 where
     S: Source<'a> + ?Sized,
 {
-    let len = src.len();
+    let len = src.size();
     let head = read_at(src, 0, len.min(EHDR_SIZE as u64), "file header")?;
     let mut reader = Reader {
         limits,
@@ -636,7 +636,7 @@ fn read_at<'a, S: Source<'a> + ?Sized>(
     len: u64,
     what: &'static str,
 ) -> Result<Cow<'a, [u8]>, BundleError> {
-    if offset.checked_add(len).is_none_or(|end| end > src.len()) {
+    if offset.checked_add(len).is_none_or(|end| end > src.size()) {
         return Err(err(offset, BundleErrorKind::Truncated { what }));
     }
     src.bytes(offset, len).map_err(|e| {
@@ -718,7 +718,7 @@ fn fatbin_sections<'a, S: Source<'a> + ?Sized>(
     if names
         .sh_offset
         .checked_add(names.sh_size)
-        .is_none_or(|e| e > src.len())
+        .is_none_or(|e| e > src.size())
     {
         return Err(out_of_bounds);
     }
@@ -753,7 +753,7 @@ fn fatbin_sections<'a, S: Source<'a> + ?Sized>(
         }
         if s.sh_offset
             .checked_add(s.sh_size)
-            .is_none_or(|e| e > src.len())
+            .is_none_or(|e| e > src.size())
         {
             return Err(err(
                 s.sh_offset,

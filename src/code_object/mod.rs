@@ -27,6 +27,7 @@
 //! still used.
 
 pub mod bundle;
+mod demangle;
 mod elf;
 mod error;
 mod kd;
@@ -35,6 +36,7 @@ pub mod msgpack;
 
 use std::collections::HashMap;
 
+pub use demangle::{demangle, kernel_name};
 pub use elf::{EF_AMDGPU_MACH, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, RelocationType};
 pub use error::CodeObjectError;
 pub use kd::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
@@ -1217,21 +1219,6 @@ impl CodeObject {
         dst.copy_from_slice(&value[..width]);
         Ok(())
     }
-}
-
-/// A kernel's display name: `.kd` stripped, and Itanium C++ names demangled
-/// (`_Z4vaddPKfS0_Pfi.kd` → `vadd(float const*, float const*, float*, int)`).
-/// Anything that does not demangle is returned as is (without `.kd`).
-pub fn kernel_name(symbol: &str) -> String {
-    let base = symbol.strip_suffix(".kd").unwrap_or(symbol);
-    if base.starts_with("_Z") && base.len() <= MAX_NAME_LEN {
-        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    base.to_owned()
 }
 
 #[cfg(test)]
