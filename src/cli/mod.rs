@@ -10,7 +10,6 @@ mod diff;
 mod inspect;
 mod objects;
 mod replay;
-pub mod report;
 mod run;
 mod targets;
 
@@ -288,7 +287,7 @@ fn incomplete_warning(path: &std::path::Path, cap: &crate::capture::Capture) -> 
     };
     format!(
         "softgpu: warning: file {}: capture is incomplete (no trailer: the process did not finish it; {where_}); showing the {} complete records",
-        path.display(),
+        crate::input::show_path(path),
         cap.records.len()
     )
 }

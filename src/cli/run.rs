@@ -174,7 +174,7 @@ fn summarise(path: &Path, stale: bool, per_pid: bool) {
             };
             eprintln!(
                 "softgpu run: {}; capture: {} ({state})",
-                super::report::counts_summary(&cap),
+                crate::report::counts_summary(&cap),
                 path.display()
             );
         }
