@@ -138,10 +138,10 @@ enum ReplayFormat {
 struct RunArgs {
     /// Capture file path (%p expands to the process id), or `off`. Relative paths are
     /// made absolute against the current directory. [default: softgpu-%p.sgcap]
-    #[arg(long)]
+    #[arg(long, value_parser = Utf8::any())]
     capture: Option<String>,
     /// Virtual GPU agents by target id or alias, comma separated (sets SOFTGPU_TARGET).
-    #[arg(long)]
+    #[arg(long, value_parser = Utf8::any())]
     target: Option<String>,
     /// Runtime mode (sets SOFTGPU_MODE): `virtual`, the shim is the HSA runtime;
     /// `intercept`, a real ROCr below runs everything but the queues, which the
@@ -149,7 +149,7 @@ struct RunArgs {
     /// and runs the kernels, and each packet is captured before its doorbell is
     /// forwarded; `auto` (the shim's default), intercept when the real ROCr
     /// initialises with a GPU agent, else virtual.
-    #[arg(long, value_parser = ["auto", "virtual", "intercept", "observe"])]
+    #[arg(long, value_parser = Utf8::one_of(&["auto", "virtual", "intercept", "observe"]))]
     mode: Option<String>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
@@ -204,7 +204,7 @@ struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffLevel::Count)]
     level: DiffLevel,
     /// Drop kernels whose normalised name matches REGEX (repeatable), e.g. `__amd_rocclr_.*`.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", value_parser = Utf8::any())]
     ignore: Vec<String>,
     /// table: the first divergence in context, per-kernel count differences, a verdict
     /// line. json: the same as one JSON object.
@@ -235,6 +235,62 @@ impl From<DiffLevel> for crate::diff::Level {
 enum DiffFormat {
     Table,
     Json,
+}
+
+/// The value parser of every text option: like clap's own, except that a value
+/// that is not UTF-8 is refused with a message naming the option and showing
+/// the value with its bytes escaped (clap's says only "invalid UTF-8 was
+/// detected in one or more arguments"). File names are paths, never text, so
+/// they may be anything.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Utf8 {
+    choices: Option<&'static [&'static str]>,
+}
+
+impl Utf8 {
+    /// Any UTF-8 text.
+    pub(crate) const fn any() -> Utf8 {
+        Utf8 { choices: None }
+    }
+    /// One of `choices` (shown by `--help` as the possible values).
+    pub(crate) const fn one_of(choices: &'static [&'static str]) -> Utf8 {
+        Utf8 {
+            choices: Some(choices),
+        }
+    }
+}
+
+impl clap::builder::TypedValueParser for Utf8 {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let name = arg.map_or_else(|| "a value".to_string(), |a| a.to_string());
+        let Some(text) = value.to_str() else {
+            let mut e = clap::Error::raw(
+                clap::error::ErrorKind::InvalidUtf8,
+                format!("{name}: the value {value:?} is not valid UTF-8\n"),
+            );
+            e = e.with_cmd(cmd);
+            return Err(e);
+        };
+        if let Some(choices) = self.choices {
+            // clap's own check and message for a value that is not a choice.
+            return clap::builder::PossibleValuesParser::new(choices).parse_ref(cmd, arg, value);
+        }
+        Ok(text.to_string())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        self.choices
+            .map(|c| Box::new(c.iter().map(clap::builder::PossibleValue::new)) as Box<_>)
+    }
 }
 
 /// `softgpu` with the process's own arguments.
