@@ -608,3 +608,96 @@ fn read_file_refuses_a_fifo_a_device_a_directory_and_a_huge_file_without_reading
     );
     let _ = std::fs::remove_file(&sparse);
 }
+
+/// The rows of the Markdown table that follows `heading` in `doc`, as cells.
+fn table_after(doc: &str, heading: &str) -> Vec<Vec<String>> {
+    let at = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("CAPTURE_FORMAT.md has no {heading:?}"));
+    doc[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // header and separator
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_format_doc_has_this_version_every_frame_kind_and_the_one_packet_layout() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/CAPTURE_FORMAT.md"),
+    )
+    .unwrap();
+    let title = doc.lines().next().unwrap();
+    assert!(
+        title.ends_with(&format!(
+            "version {}.{}",
+            format::FORMAT_MAJOR,
+            format::FORMAT_MINOR
+        )),
+        "{title}"
+    );
+    let mut kinds: Vec<u16> = table_after(&doc, "### Frame kinds")
+        .iter()
+        .map(|r| u16::from_str_radix(r[0].trim_matches('`').trim_start_matches("0x"), 16).unwrap())
+        .collect();
+    kinds.sort_unstable();
+    let mut known = format::KNOWN_KINDS.to_vec();
+    known.sort_unstable();
+    assert_eq!(kinds, known, "the frame kinds table");
+    let rows: Vec<(usize, usize, String)> = table_after(&doc, "#### Packet (`0x8003`)")
+        .iter()
+        .map(|r| {
+            let name = r[2]
+                .split('`')
+                .nth(1)
+                .filter(|_| !r[2].starts_with("reserved"))
+                .unwrap_or("reserved")
+                .to_string();
+            (r[0].parse().unwrap(), r[1].parse().unwrap(), name)
+        })
+        .collect();
+    let fields: Vec<(usize, usize, String)> = format::packet::FIELDS
+        .iter()
+        .map(|f| (f.offset, f.size, f.name.to_string()))
+        .collect();
+    assert_eq!(
+        rows, fields,
+        "the Packet table against format::packet::FIELDS"
+    );
+}
+
+#[test]
+fn the_packet_frame_round_trips_through_the_one_layout() {
+    let mut r = rec(10, 3);
+    r.status = Status::Rejected;
+    r.reasons = ReasonSet(0x8000_0000_0000_0005);
+    r.thread = 0xdead_beef;
+    let frame = format::encode_packet_frame(77, &r, KernargClass::ForeignOpaque);
+    assert_eq!(frame.len(), format::PACKET_FRAME_LEN);
+    let payload = &frame[format::FRAME_HEAD_LEN..format::PACKET_FRAME_LEN - format::FRAME_CRC_LEN];
+    let f = format::decode_packet(payload).unwrap();
+    assert_eq!(
+        (f.seq, f.queue_id, f.packet_index, f.raw, f.thread),
+        (77, r.queue_id, r.packet_index, r.raw, r.thread)
+    );
+    assert_eq!((f.status, f.kernarg_class), (1, 2));
+    assert_eq!(
+        (f.reasons, f.observed_ns, f.done_ns),
+        (r.reasons.0, r.observed_ns, r.done_ns)
+    );
+    for reserved in [format::packet::RESERVED_A, format::packet::RESERVED_B] {
+        assert!(payload[reserved.range()].iter().all(|&b| b == 0));
+    }
+    // A longer payload (a later minor version) decodes the same; a shorter one does not.
+    let mut longer = payload.to_vec();
+    longer.extend_from_slice(&[9; 16]);
+    assert_eq!(format::decode_packet(&longer), Some(f));
+    assert_eq!(format::decode_packet(&payload[..127]), None);
+}

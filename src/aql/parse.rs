@@ -133,7 +133,7 @@ reasons! {
     DependencySignalUnknown = 17, "dependency_signal_unknown", runtime,
         "a non-null barrier dependency is not a live signal of this runtime";
     RuntimeBlitKernelNotExecuted = 18, "runtime_blit_kernel_not_executed", runtime,
-        "*finding on a validated dispatch*, not a reject: the kernel object is one of the HIP runtime's own blit kernels (`__amd_rocclr_*`, used for `hipMemset`, device-to-device copies, stream write/wait value). It was completed without running, so the data it would have produced does not exist";
+        "*finding*, not a reject (a validated blit dispatch stays validated; a rejected one carries it too): the kernel object is one of the HIP runtime's own blit kernels (`__amd_rocclr_*`, used for `hipMemset`, device-to-device copies, stream write/wait value). It was completed without running, so the data it would have produced does not exist";
     BarrierValueConditionInvalid = 19, "barrier_value_condition_invalid", bytes,
         "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE";
     GroupSegmentSizeExceedsLimit = 20, "group_segment_size_exceeds_limit", runtime,

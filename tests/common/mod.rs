@@ -111,3 +111,35 @@ pub fn output_within(
         stderr: err_t.join().unwrap_or_default(),
     }
 }
+
+/// Checks (or, with `SOFTGPU_BLESS=1`, rewrites) the text between
+/// `<!-- NAME:begin -->` and `<!-- NAME:end -->` in `file` (relative to the
+/// repository): a generated section of the docs must match its source.
+pub fn generated_section(file: &str, name: &str, want: &str) {
+    let path = repo().join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let (begin, end) = (
+        format!("<!-- {name}:begin -->\n"),
+        format!("<!-- {name}:end -->"),
+    );
+    let start = text
+        .find(&begin)
+        .unwrap_or_else(|| panic!("{file} has no {begin:?} marker"))
+        + begin.len();
+    let stop = start
+        + text[start..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("{file} has no {end:?} marker"));
+    if text[start..stop] == *want {
+        return;
+    }
+    if std::env::var_os("SOFTGPU_BLESS").is_some_and(|v| v == "1") {
+        let new = format!("{}{want}{}", &text[..start], &text[stop..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    panic!(
+        "{file}: the generated section `{name}` does not match its source; rerun with \
+         SOFTGPU_BLESS=1 to rewrite it. Expected:\n{want}"
+    );
+}
