@@ -57,6 +57,10 @@ enum Command {
 /// short (the program died before the capture was finished) is still listed: every
 /// complete record is shown, and a warning on stderr says where the file ends.
 ///
+/// A frame damaged in the middle of the file (a bad checksum or length with valid frames
+/// after it) is corruption, not a cut. Only a regular file of at most 1 GiB is read; a
+/// FIFO, device or directory is refused at once.
+///
 /// Exit status: 0 when the file was read (complete or cut), 2 when it cannot be read
 /// or is corrupt (the message names the file and the byte offset).
 #[derive(Args, Debug)]
@@ -93,8 +97,11 @@ enum InspectFormat {
 /// from the comparison; a packet rejected only for such reasons matches when the
 /// bytes parse as valid.
 ///
+/// The table shows the offline kernarg class of each dispatch in its KERNARG column.
+///
 /// Exit status: 0 when every record re-parses to its captured classification, 1 when
-/// at least one differs, 2 when the file cannot be read.
+/// at least one differs, 2 when the file cannot be read (not a regular file of at most
+/// 1 GiB, or corrupt: the message names the file and the byte offset).
 #[derive(Args, Debug)]
 struct ReplayArgs {
     /// The capture file (`.sgcap`).
@@ -193,8 +200,14 @@ struct ObjectsArgs {
 /// kernel-name order per queue, queues matched by first appearance), events (same set
 /// of kernel names).
 ///
+/// Inputs are read strictly: a CSV row with more or fewer fields than its header, a
+/// stray quote, a header naming a column twice, a number that is not one, or a JSON size
+/// that is missing, a string or negative is an error, never a guess. Each input is read
+/// once, and must be a regular file of at most 1 GiB.
+///
 /// Exit status: 0 same, 1 different, 2 when an input cannot be read or parsed (the
-/// message names the file and the byte offset).
+/// message names the file and the byte offset, and for CSV and JSON the line and the
+/// column or JSON path).
 #[derive(Args, Debug)]
 struct DiffArgs {
     /// The first input.

@@ -754,7 +754,7 @@ pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
         offset: json_offset(text, e.line(), e.column()),
         line: Some(e.line() as u64),
         field: path,
-        message: JsonMessage(e).to_string(),
+        message: json_message(e),
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let doc: rocprof_json::Doc = serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -817,19 +817,15 @@ pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
 
 /// A serde_json error's message without its " at line L column C" tail (the
 /// position is reported separately).
-struct JsonMessage<'a>(&'a serde_json::Error);
-
-impl std::fmt::Display for JsonMessage<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let full = self.0.to_string();
-        let tail = format!(" at line {} column {}", self.0.line(), self.0.column());
-        let msg = full.strip_suffix(&tail).unwrap_or(&full);
-        match self.0.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                write!(f, "invalid JSON: {msg}")
-            }
-            _ => f.write_str(msg),
+fn json_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let tail = format!(" at line {} column {}", e.line(), e.column());
+    let msg = full.strip_suffix(&tail).unwrap_or(&full);
+    match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            format!("invalid JSON: {msg}")
         }
+        _ => msg.to_string(),
     }
 }
 
