@@ -523,7 +523,8 @@ impl OpsModel {
             assert_eq!(rec.status, status);
             if status == Status::Validated {
                 let mut w = [0u8; 8];
-                w.copy_from_slice(&bytes[56..64]);
+                let at = crate::abi::packet_offset::COMPLETION_SIGNAL;
+                w.copy_from_slice(&bytes[at..at + 8]);
                 if let Some(k) = self.signal_index(s, u64::from_le_bytes(w)) {
                     self.signals[k] -= 1;
                 }
