@@ -245,6 +245,38 @@ pub struct AmdVendorHeader {
     pub reserved: u8,
 }
 
+/// Byte offsets of packet fields inside the 64 bytes of an AQL packet, from
+/// the `#[repr(C)]` mirrors above (so from the pinned headers). Everything that
+/// reads a field out of raw packet bytes (the parser, the processor, the mock
+/// model, the capture writer) takes its offset from here.
+pub mod packet_offset {
+    use super::{AmdBarrierValuePacket, BarrierAndPacket, KernelDispatchPacket};
+    use core::mem::offset_of;
+
+    /// The 16-bit header, in every packet type.
+    pub const HEADER: usize = offset_of!(KernelDispatchPacket, header);
+    /// Dispatch `setup` (dimensions in bits 0..2).
+    pub const SETUP: usize = offset_of!(KernelDispatchPacket, setup);
+    /// Dispatch `workgroup_size_x` (then y and z, 2 bytes each).
+    pub const WORKGROUP_SIZE: usize = offset_of!(KernelDispatchPacket, workgroup_size_x);
+    pub const RESERVED0: usize = offset_of!(KernelDispatchPacket, reserved0);
+    /// Dispatch `grid_size_x` (then y and z, 4 bytes each).
+    pub const GRID_SIZE: usize = offset_of!(KernelDispatchPacket, grid_size_x);
+    pub const PRIVATE_SEGMENT_SIZE: usize = offset_of!(KernelDispatchPacket, private_segment_size);
+    pub const GROUP_SEGMENT_SIZE: usize = offset_of!(KernelDispatchPacket, group_segment_size);
+    pub const KERNEL_OBJECT: usize = offset_of!(KernelDispatchPacket, kernel_object);
+    pub const KERNARG_ADDRESS: usize = offset_of!(KernelDispatchPacket, kernarg_address);
+    pub const RESERVED2: usize = offset_of!(KernelDispatchPacket, reserved2);
+    /// The completion signal handle, at the same place in every packet type.
+    pub const COMPLETION_SIGNAL: usize = offset_of!(KernelDispatchPacket, completion_signal);
+    /// Barrier-AND/OR `dep_signal[0]` (five handles, 8 bytes each).
+    pub const DEP_SIGNAL: usize = offset_of!(BarrierAndPacket, dep_signal);
+    /// The `AmdFormat` byte of an AMD vendor-specific packet.
+    pub const AMD_FORMAT: usize = offset_of!(AmdBarrierValuePacket, amd_format);
+    /// AMD barrier-value `signal`.
+    pub const BARRIER_VALUE_SIGNAL: usize = offset_of!(AmdBarrierValuePacket, signal);
+}
+
 /// `hsa_queue_t`, 64-bit large model.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

@@ -362,6 +362,12 @@ pub struct TargetDescriptor {
 /// The prefix of every ISA name.
 pub const ISA_PREFIX: &str = "amdgcn-amd-amdhsa--";
 
+/// How the product name of every SoftGPU virtual GPU agent begins
+/// ([`TargetDescriptor::product_name`]). A runtime below the shim whose GPU
+/// agents carry such names is a SoftGPU copy standing in for ROCr, so nothing
+/// ran there: the runtime and the report view both tell it by this prefix.
+pub const STAND_IN_PREFIX: &str = "SoftGPU virtual";
+
 /// Every descriptor compiled into this build, in registry order (the order in
 /// which the cargo features are listed: gfx9, gfx94, gfx95, gfx10, gfx11, gfx12).
 pub static DESCRIPTORS: &[&TargetDescriptor] = &[
@@ -877,6 +883,13 @@ mod tests {
         let r = registry();
         assert!(r.ok(), "{:?}", r.error());
         assert!(r.descriptors().iter().all(|d| !d.supports_execution));
+    }
+
+    #[test]
+    fn every_virtual_agent_product_name_begins_with_the_stand_in_prefix() {
+        for d in DESCRIPTORS {
+            assert!(d.product_name.starts_with(STAND_IN_PREFIX), "{}", d.id);
+        }
     }
 
     #[test]

@@ -290,7 +290,7 @@ pub fn load(
                     reqd_workgroup_size: md
                         .and_then(|m| m.reqd_workgroup_size)
                         .map(|r| [r[0] as u32, r[1] as u32, r[2] as u32]),
-                    runtime_blit: crate::capture::is_runtime_blit_kernel(&e.name),
+                    runtime_blit: crate::aql::is_runtime_blit_kernel(&e.name),
                 },
             );
         }
@@ -436,7 +436,7 @@ pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::interpose::for
                     private_segment_fixed_size: r.private_segment_size,
                     max_flat_workgroup_size: 0,
                     reqd_workgroup_size: None,
-                    runtime_blit: crate::capture::is_runtime_blit_kernel(&r.name),
+                    runtime_blit: crate::aql::is_runtime_blit_kernel(&r.name),
                 },
             );
         }

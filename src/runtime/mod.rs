@@ -103,7 +103,7 @@ impl Runtime {
     pub fn over_stand_in(&self) -> bool {
         self.real_agents
             .iter()
-            .any(|a| a.gpu && a.product.starts_with(crate::capture::STAND_IN_PREFIX))
+            .any(|a| a.gpu && a.product.starts_with(crate::isa::STAND_IN_PREFIX))
     }
 }
 
