@@ -586,6 +586,69 @@ info_ids! {
     }
 }
 
+/// `hsa_amd_segment_t` (`hsa_region_segment_t` uses the same numbers for these).
+pub mod amd_segment {
+    pub const GLOBAL: u32 = 0;
+    pub const GROUP: u32 = 3;
+}
+
+/// `hsa_amd_memory_pool_global_flag_t` (`hsa_region_global_flag_t` uses the same numbers).
+pub mod pool_flag {
+    pub const KERNARG_INIT: u32 = 1;
+    pub const FINE_GRAINED: u32 = 2;
+    pub const COARSE_GRAINED: u32 = 4;
+    /// ROCr 6.x only.
+    pub const EXTENDED_SCOPE_FINE_GRAINED: u32 = 8;
+}
+
+/// `hsa_amd_memory_pool_access_t`.
+pub mod pool_access {
+    pub const NEVER_ALLOWED: u32 = 0;
+    pub const ALLOWED_BY_DEFAULT: u32 = 1;
+    pub const DISALLOWED_BY_DEFAULT: u32 = 2;
+}
+
+/// `hsa_amd_memory_pool_location_t` (ROCr 6.x only).
+pub mod pool_location {
+    pub const CPU: u32 = 0;
+    pub const GPU: u32 = 1;
+}
+
+/// `hsa_amd_link_info_type_t`.
+pub mod link_type {
+    pub const PCIE: u32 = 2;
+    pub const XGMI: u32 = 4;
+}
+
+/// `hsa_device_type_t`.
+pub mod device_type {
+    pub const CPU: u32 = 0;
+    pub const GPU: u32 = 1;
+}
+
+/// `hsa_profile_t`.
+pub mod profile {
+    pub const BASE: u32 = 0;
+    pub const FULL: u32 = 1;
+}
+
+/// Value constants only ROCr 6.4.3's headers define; `tests/abi_layout.rs`
+/// checks them against those headers.
+pub const CONSTANTS_ROCR64: &[(&str, i64)] = &[
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED",
+        pool_flag::EXTENDED_SCOPE_FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_LOCATION_CPU",
+        pool_location::CPU as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_LOCATION_GPU",
+        pool_location::GPU as i64,
+    ),
+];
+
 /// Every named attribute id of every info newtype, for the C probe:
 /// (C name, value, headers).
 pub fn info_constants() -> Vec<(&'static str, i64, Header)> {
@@ -904,6 +967,52 @@ pub const CONSTANTS: &[(&str, i64)] = &[
         HsaStatus::ERROR_INVALID_RUNTIME_STATE.0 as i64,
     ),
     ("HSA_STATUS_ERROR_FATAL", HsaStatus::ERROR_FATAL.0 as i64),
+    ("HSA_AMD_SEGMENT_GLOBAL", amd_segment::GLOBAL as i64),
+    ("HSA_AMD_SEGMENT_GROUP", amd_segment::GROUP as i64),
+    ("HSA_REGION_SEGMENT_GLOBAL", amd_segment::GLOBAL as i64),
+    ("HSA_REGION_SEGMENT_GROUP", amd_segment::GROUP as i64),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT",
+        pool_flag::KERNARG_INIT as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED",
+        pool_flag::FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED",
+        pool_flag::COARSE_GRAINED as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_KERNARG",
+        pool_flag::KERNARG_INIT as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_FINE_GRAINED",
+        pool_flag::FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED",
+        pool_flag::COARSE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED",
+        pool_access::NEVER_ALLOWED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT",
+        pool_access::ALLOWED_BY_DEFAULT as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT",
+        pool_access::DISALLOWED_BY_DEFAULT as i64,
+    ),
+    ("HSA_AMD_LINK_INFO_TYPE_PCIE", link_type::PCIE as i64),
+    ("HSA_AMD_LINK_INFO_TYPE_XGMI", link_type::XGMI as i64),
+    ("HSA_DEVICE_TYPE_CPU", device_type::CPU as i64),
+    ("HSA_DEVICE_TYPE_GPU", device_type::GPU as i64),
+    ("HSA_PROFILE_BASE", profile::BASE as i64),
+    ("HSA_PROFILE_FULL", profile::FULL as i64),
 ];
 
 // Compile-time pins (hsa.h / amd_hsa_queue.h / amd_hsa_signal.h, libhsa-runtime-dev 5.2.3).

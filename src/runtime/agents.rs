@@ -147,28 +147,19 @@ pub struct CacheId {
     pub index: usize,
 }
 
-/// `hsa_amd_segment_t` / `hsa_region_segment_t` (same numbers).
-const SEG_GLOBAL: u32 = 0;
-const SEG_GROUP: u32 = 3;
-/// `hsa_amd_memory_pool_global_flag_t` / `hsa_region_global_flag_t` (same numbers).
-const FLAG_KERNARG: u32 = 1;
-const FLAG_FINE: u32 = 2;
-const FLAG_COARSE: u32 = 4;
-/// `hsa_amd_memory_pool_access_t`.
-const ACCESS_NEVER_ALLOWED: u32 = 0;
-const ACCESS_ALLOWED_BY_DEFAULT: u32 = 1;
-const ACCESS_DISALLOWED_BY_DEFAULT: u32 = 2;
-/// `hsa_amd_memory_pool_location_t`.
-const LOCATION_CPU: u32 = 0;
-const LOCATION_GPU: u32 = 1;
-/// `hsa_amd_link_info_type_t`.
-const LINK_PCIE: u32 = 2;
-const LINK_XGMI: u32 = 4;
+use crate::abi::amd_segment::{GLOBAL as SEG_GLOBAL, GROUP as SEG_GROUP};
+use crate::abi::link_type::{PCIE as LINK_PCIE, XGMI as LINK_XGMI};
+use crate::abi::pool_access::{
+    ALLOWED_BY_DEFAULT as ACCESS_ALLOWED_BY_DEFAULT,
+    DISALLOWED_BY_DEFAULT as ACCESS_DISALLOWED_BY_DEFAULT, NEVER_ALLOWED as ACCESS_NEVER_ALLOWED,
+};
+use crate::abi::pool_flag::{
+    COARSE_GRAINED as FLAG_COARSE, FINE_GRAINED as FLAG_FINE, KERNARG_INIT as FLAG_KERNARG,
+};
+use crate::abi::pool_location::{CPU as LOCATION_CPU, GPU as LOCATION_GPU};
+use crate::abi::profile::{BASE as PROFILE_BASE, FULL as PROFILE_FULL};
 /// `sizeof(hsa_amd_memory_pool_link_info_t)`, which ROCr always fills.
 const LINK_INFO_BYTES: usize = 28;
-/// `hsa_profile_t`.
-const PROFILE_BASE: u32 = 0;
-const PROFILE_FULL: u32 = 1;
 /// `hsa_default_float_rounding_mode_t`: NEAR.
 const ROUND_NEAR: u32 = 2;
 /// Allocation granule and alignment (SoftGPU policy: the host page size).
