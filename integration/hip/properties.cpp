@@ -32,6 +32,13 @@ int main() {
     sg_fact("clock_rate_khz", "%d", p.clockRate);
     sg_fact("l2_cache_size", "%d", p.l2CacheSize);
     sg_fact("pci", "%04x:%02x:%02x", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    // Image limits: HIP reads them from the agent as uint32_t values.
+    sg_fact("max_texture_1d", "%d", p.maxTexture1D);
+    sg_fact("max_texture_1d_linear", "%d", p.maxTexture1DLinear);
+    sg_fact("max_texture_2d", "%d,%d", p.maxTexture2D[0], p.maxTexture2D[1]);
+    sg_fact("max_texture_3d", "%d,%d,%d", p.maxTexture3D[0], p.maxTexture3D[1], p.maxTexture3D[2]);
+    sg_fact("cooperative_launch", "%d", p.cooperativeLaunch);
+    sg_fact("cooperative_multi_device_launch", "%d", p.cooperativeMultiDeviceLaunch);
 
     // The same facts through other entry points.
     int v = 0;
