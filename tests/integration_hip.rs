@@ -313,6 +313,37 @@ fn build(hip: Hip, name: &str) -> Place {
     })
 }
 
+/// `integration/hip/<name>.cpp` built for AddressSanitizer (host code; device code has no
+/// sanitizer on gfx90a without xnack+, and kernels never run anyway), as `<name>-asan`.
+fn build_asan(hip: Hip, name: &str) -> Place {
+    let what = format!("{name}-asan");
+    cached(hip, &what, || {
+        let exe = sub(&sub(&base(hip), "bin"), &what);
+        std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
+        let include = match hip {
+            Hip::V5_2 => repo().join("integration/hip").display().to_string(),
+            Hip::V6_4 => format!("{}/src", chroot().work.seen),
+        };
+        hipcc(
+            hip,
+            vec![
+                "--offload-arch=gfx90a".into(),
+                "-O1".into(),
+                "-g".into(),
+                "-fsanitize=address".into(),
+                "-fno-omit-frame-pointer".into(),
+                "-I".into(),
+                include,
+                src(hip, &format!("{name}.cpp")),
+                "-o".into(),
+                exe.seen.clone(),
+            ],
+            &format!("integration/hip/{name}.cpp (-fsanitize=address)"),
+        )?;
+        Ok(exe)
+    })
+}
+
 /// `integration/hip/module_kernels.cpp` built into a code object with `hipcc --genco`.
 fn build_code_object(hip: Hip) -> Place {
     cached(hip, "module_kernels.co", || {
@@ -1848,6 +1879,53 @@ fn properties(hip: Hip) {
     );
 }
 
+/// The image limits ROCr reports for gfx9 (its image look-up table), as HIP reads them.
+fn image_limit_facts() -> Vec<(&'static str, String)> {
+    facts(&[
+        ("image_1d", "16384"),
+        ("image_1da", "16384"),
+        ("image_1db", "4294967295"),
+        ("image_2d", "16384,16384"),
+        ("image_2da", "16384,16384"),
+        ("image_2ddepth", "16384,16384"),
+        ("image_2dadepth", "16384,16384"),
+        ("image_3d", "16384,16384,8192"),
+        ("image_layers", "8192"),
+        ("image_handles", "128,64,16"),
+    ])
+}
+
+fn image_limits(hip: Hip) {
+    let want = Expect {
+        facts: image_limit_facts(),
+        ..Default::default()
+    };
+    check_program(hip, "image_limits", &[], &want);
+}
+
+/// The same program built with AddressSanitizer: its uint32_t buffers on its own stack get
+/// exactly the bytes ROCr writes, and nothing past them (no stack-buffer-overflow report).
+fn image_limits_under_asan(hip: Hip) {
+    let exe = build_asan(hip, "image_limits");
+    let want = Expect {
+        facts: image_limit_facts(),
+        ..Default::default()
+    };
+    let run = run(
+        hip,
+        &exe,
+        &[],
+        Completion::Inline,
+        "image_limits-asan",
+        &[("ASAN_OPTIONS", "detect_leaks=0:halt_on_error=1")],
+    );
+    let mut p = problems(&run, &want);
+    if run.stderr.contains("AddressSanitizer") {
+        p.push("AddressSanitizer reported an error".into());
+    }
+    assert!(p.is_empty(), "{}:\n  {}\n{}", run.what, p.join("\n  "), run.context());
+}
+
 /// Cooperative launches on `gpus` gfx90a devices: hipLaunchCooperativeKernel twice and one
 /// hipLaunchCooperativeKernelMultiDevice over every device, each dispatch after HIP's
 /// `__amd_rocclr_gwsInit` blit on the device's cooperative queue; a launch larger than the
@@ -1971,6 +2049,9 @@ per_hip_version! {
         => |hip| fork(hip, "fork");
     a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
     hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
+    the_image_limits_are_uint32_values_as_hip_reads_them => image_limits;
+    under_address_sanitizer_no_image_limit_write_overflows_its_uint32_buffer
+        => image_limits_under_asan;
     grid_synchronising_cooperative_launches_go_to_the_cooperative_queue_and_are_captured
         => |hip| cooperative(hip, 1);
     a_cooperative_multi_device_launch_over_two_gpus_is_captured_on_each_cooperative_queue
