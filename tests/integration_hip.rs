@@ -1855,6 +1855,8 @@ fn properties(hip: Hip) {
             // A real MI210 has cooperative queues.
             ("cooperative_launch", "1"),
             ("cooperative_multi_device_launch", "1"),
+            // hipDeviceMallocFinegrained memory comes from the fine-grained VRAM pool.
+            ("fine_grained_malloc_flags", "2"),
         ]),
     };
     check_runs(

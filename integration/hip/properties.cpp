@@ -3,6 +3,9 @@
 // program checks that the different ways of asking agree with each other.
 #include "sg_hip.h"
 
+#include <dlfcn.h>
+#include <hsa/hsa_ext_amd.h>
+
 int main() {
     sg_start("properties");
     SG_HIP(hipInit(0));
@@ -65,6 +68,21 @@ int main() {
     SG_HIP(hipMemGetInfo(&free_b, &total_b));
     SG_EXPECT(total_b > 0 && free_b <= total_b, "hipMemGetInfo free %zu total %zu", free_b,
               total_b);
+    // Fine-grained device memory: a real MI210 in an xGMI hive has a fine-grained VRAM pool,
+    // which hipDeviceMallocFinegrained allocates from (HIP 5.2 fails without one). The
+    // runtime's pointer info says which pool (HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_*).
+    void *fine = nullptr;
+    SG_HIP(hipExtMallocWithFlags(&fine, 1 << 20, hipDeviceMallocFinegrained));
+    auto pointer_info = reinterpret_cast<decltype(&hsa_amd_pointer_info)>(
+        dlsym(RTLD_DEFAULT, "hsa_amd_pointer_info"));
+    SG_EXPECT(pointer_info, "hsa_amd_pointer_info is not in the process");
+    hsa_amd_pointer_info_t pi;
+    std::memset(&pi, 0, sizeof pi);
+    pi.size = sizeof pi;
+    SG_EXPECT(pointer_info(fine, &pi, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS,
+              "hsa_amd_pointer_info failed");
+    sg_fact("fine_grained_malloc_flags", "%u", pi.global_flags);
+    SG_HIP(hipFree(fine));
     int rt = 0, drv = 0;
     SG_HIP(hipRuntimeGetVersion(&rt));
     SG_HIP(hipDriverGetVersion(&drv));
