@@ -540,6 +540,13 @@ info_ids! {
 }
 
 info_ids! {
+    /// `hsa_wavefront_info_t`.
+    WavefrontInfo {
+        SIZE = 0, "HSA_WAVEFRONT_INFO_SIZE", Pinned;
+    }
+}
+
+info_ids! {
     /// `hsa_executable_info_t`.
     ExecutableInfo {
         PROFILE = 1, "HSA_EXECUTABLE_INFO_PROFILE", Pinned;
@@ -667,6 +674,7 @@ pub fn info_constants() -> Vec<(&'static str, i64, Header)> {
     add(&mut v, RegionInfo::NAMED, |x| x.0);
     add(&mut v, IsaInfo::NAMED, |x| x.0);
     add(&mut v, CacheInfo::NAMED, |x| x.0);
+    add(&mut v, WavefrontInfo::NAMED, |x| x.0);
     add(&mut v, ExecutableInfo::NAMED, |x| x.0);
     add(&mut v, SymbolInfo::NAMED, |x| x.0);
     v

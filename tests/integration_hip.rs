@@ -1925,7 +1925,13 @@ fn image_limits_under_asan(hip: Hip) {
     if run.stderr.contains("AddressSanitizer") {
         p.push("AddressSanitizer reported an error".into());
     }
-    assert!(p.is_empty(), "{}:\n  {}\n{}", run.what, p.join("\n  "), run.context());
+    assert!(
+        p.is_empty(),
+        "{}:\n  {}\n{}",
+        run.what,
+        p.join("\n  "),
+        run.context()
+    );
 }
 
 /// Cooperative launches on `gpus` gfx90a devices: hipLaunchCooperativeKernel twice and one

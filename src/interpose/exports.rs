@@ -17,7 +17,7 @@ use super::forward::{self, call_real};
 use super::{observe, status, value};
 use crate::abi::{
     AgentInfo, AgentPoolInfo, CacheInfo, ExecutableInfo, HsaAgent, HsaSignal, HsaStatus, IsaInfo,
-    PoolInfo, RegionInfo, SignalCondition, SymbolInfo, SystemInfo,
+    PoolInfo, RegionInfo, SignalCondition, SymbolInfo, SystemInfo, WavefrontInfo,
 };
 use crate::config::Mode;
 use crate::runtime::agents::{AgentKind, CacheId, Info, InfoError, PoolKind, Topology};
@@ -477,8 +477,8 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
         }
         let isa = rt.topo.isa_handle((wavefront & 0xff_ffff_ffff) as usize);
         let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_WAVEFRONT)?;
-        let r = match attr {
-            0 => Ok(Info::U32(d.facts.wavefront_size.value as u32)),
+        let r = match WavefrontInfo(attr) {
+            WavefrontInfo::SIZE => Ok(Info::U32(d.facts.wavefront_size.value as u32)),
             _ => Err(InfoError::Unsupported),
         };
         info_result("hsa_wavefront_get_info", attr, r, out)
