@@ -137,7 +137,18 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
                  remove the chroot and {CHROOT_HINT}",
                 root.display()
             );
-            // The shim goes into the chroot, in a directory of this test process.
+            // The shim goes into the chroot, in a directory of this test process; those of
+            // earlier test processes that are gone are removed.
+            if let Ok(entries) = std::fs::read_dir(root.join("softgpu")) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if let Some(pid) = name.strip_prefix("rocm_tools-") {
+                        if !Path::new("/proc").join(pid).exists() {
+                            let _ = std::fs::remove_dir_all(e.path());
+                        }
+                    }
+                }
+            }
             let inside = format!("softgpu/rocm_tools-{}", std::process::id());
             let host_dir = root.join(&inside);
             std::fs::create_dir_all(&host_dir).unwrap();
