@@ -65,6 +65,8 @@ int main() {
     uint32_t one_d = 0, one_da = 0, one_db = 0, layers = 0, rd = 0, rorw = 0, samplers = 0;
     uint32_t two_d[2] = {0, 0}, two_da[2] = {0, 0}, depth[2] = {0, 0}, adepth[2] = {0, 0};
     uint32_t three_d[3] = {0, 0, 0};
+    // 3D first: HIP's own uint32_t[3], the buffer the AddressSanitizer report names.
+    ask(IMAGE_3D, &three_d, "IMAGE_3D_MAX_ELEMENTS");
     ask(IMAGE_1D, &one_d, "IMAGE_1D_MAX_ELEMENTS");
     ask(IMAGE_1DA, &one_da, "IMAGE_1DA_MAX_ELEMENTS");
     ask(IMAGE_1DB, &one_db, "IMAGE_1DB_MAX_ELEMENTS");
@@ -72,7 +74,6 @@ int main() {
     ask(IMAGE_2DA, &two_da, "IMAGE_2DA_MAX_ELEMENTS");
     ask(IMAGE_2DDEPTH, &depth, "IMAGE_2DDEPTH_MAX_ELEMENTS");
     ask(IMAGE_2DADEPTH, &adepth, "IMAGE_2DADEPTH_MAX_ELEMENTS");
-    ask(IMAGE_3D, &three_d, "IMAGE_3D_MAX_ELEMENTS");
     ask(ARRAY_LAYERS, &layers, "IMAGE_ARRAY_MAX_LAYERS");
     ask(RD_HANDLES, &rd, "MAX_IMAGE_RD_HANDLES");
     ask(RORW_HANDLES, &rorw, "MAX_IMAGE_RORW_HANDLES");
