@@ -217,6 +217,9 @@ entry_points! {
         hsa_agent_extension_supported, hsa_agent_major_extension_supported, hsa_extension_get_name,
         hsa_iterate_agents, hsa_agent_get_info, hsa_agent_iterate_isas, hsa_agent_iterate_regions,
         hsa_isa_get_info, hsa_isa_get_info_alt, hsa_isa_from_name,
+        hsa_agent_iterate_caches, hsa_cache_get_info, hsa_agent_get_exception_policies,
+        hsa_isa_get_exception_policies, hsa_isa_get_round_method, hsa_isa_iterate_wavefronts,
+        hsa_wavefront_get_info, hsa_isa_compatible,
         hsa_region_get_info, hsa_memory_allocate, hsa_memory_free, hsa_memory_copy,
         hsa_memory_register, hsa_memory_deregister, hsa_memory_assign_agent,
         hsa_amd_agent_iterate_memory_pools, hsa_amd_memory_pool_get_info,
@@ -268,9 +271,6 @@ entry_points! {
         hsa_amd_memory_async_copy, hsa_amd_memory_async_copy_rect, hsa_amd_memory_fill, hsa_amd_memory_lock, hsa_amd_memory_lock_to_pool, hsa_amd_memory_unlock, hsa_amd_pointer_info, hsa_amd_pointer_info_set_userdata, hsa_amd_profiling_async_copy_enable, hsa_amd_profiling_get_async_copy_time, hsa_amd_profiling_convert_tick_to_system_domain, hsa_amd_coherency_get_type, hsa_amd_coherency_set_type, hsa_amd_queue_cu_set_mask, hsa_amd_queue_cu_get_mask, hsa_amd_queue_set_priority, hsa_system_get_major_extension_table, hsa_system_get_extension_table,
     ]
     fail_closed: [
-        hsa_agent_get_exception_policies, hsa_agent_iterate_caches, hsa_cache_get_info,
-        hsa_isa_compatible, hsa_isa_get_exception_policies, hsa_isa_get_round_method,
-        hsa_isa_iterate_wavefronts, hsa_wavefront_get_info,
         hsa_soft_queue_create,
         hsa_signal_group_create, hsa_signal_group_destroy, hsa_signal_group_wait_any_relaxed,
         hsa_signal_group_wait_any_scacquire,
