@@ -1,7 +1,8 @@
 //! The Rust ABI mirrors in `softgpu_hsa::abi` match the pinned C headers, field
 //! by field.
 //!
-//! The test generates a C probe from `abi::LAYOUT` and `abi::CONSTANTS`, compiles
+//! The test generates a C probe from `abi::LAYOUT` and `abi::CONSTANTS` (and the image
+//! extension's `runtime::images::abi` tables), compiles
 //! it with `cc` against the installed headers (`hsa-headers/PINNED` says which),
 //! runs it, and compares every `sizeof`, `offsetof`, `alignof` and constant value
 //! with the Rust side. All mismatches are collected and reported together.
@@ -14,7 +15,18 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use softgpu_hsa::abi::{self, AmdQueue, AmdSignal, CONSTANTS, LAYOUT};
+use softgpu_hsa::abi::{self, AmdQueue, AmdSignal, LayoutRow};
+use softgpu_hsa::runtime::images::abi as image_abi;
+
+/// Every layout row: the core ABI's and the image extension's.
+fn layout_rows() -> impl Iterator<Item = &'static LayoutRow> {
+    abi::LAYOUT.iter().chain(image_abi::LAYOUT.iter())
+}
+
+/// Every constant: the core ABI's and the image extension's.
+fn constants() -> impl Iterator<Item = &'static (&'static str, i64)> {
+    abi::CONSTANTS.iter().chain(image_abi::CONSTANTS.iter())
+}
 
 const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhsa-runtime-dev)";
 
@@ -24,6 +36,7 @@ const INCLUDES: &[&str] = &[
     "hsa/hsa_ext_amd.h",
     "hsa/amd_hsa_queue.h",
     "hsa/amd_hsa_signal.h",
+    "hsa/hsa_ext_image.h",
 ];
 
 /// Types whose alignment we also pin (they carry an explicit 64-byte alignment).
@@ -71,7 +84,7 @@ fn probe_source() -> String {
         writeln!(c, "#include <{inc}>").unwrap();
     }
     c.push_str("int main(void) {\n");
-    for &(ty, field, _) in LAYOUT {
+    for &(ty, field, _) in layout_rows() {
         if field.is_empty() {
             writeln!(
                 c,
@@ -97,7 +110,7 @@ fn probe_source() -> String {
         )
         .unwrap();
     }
-    for &(name, _) in CONSTANTS {
+    for &(name, _) in constants() {
         writeln!(
             c,
             "  printf(\"const %s %lld\\n\", {}, (long long)({name}));",
@@ -111,7 +124,7 @@ fn probe_source() -> String {
 
 fn rust_values() -> Vec<(Key, i128)> {
     let mut v = Vec::new();
-    for &(ty, field, value) in LAYOUT {
+    for &(ty, field, value) in layout_rows() {
         let key = if field.is_empty() {
             Key::Size(ty.to_string())
         } else {
@@ -122,7 +135,7 @@ fn rust_values() -> Vec<(Key, i128)> {
     for (ty, a) in rust_alignments() {
         v.push((Key::Align(ty.to_string()), a as i128));
     }
-    for &(name, value) in CONSTANTS {
+    for &(name, value) in constants() {
         v.push((Key::Const(name.to_string()), value as i128));
     }
     v
@@ -257,7 +270,7 @@ fn the_layout_table_covers_every_packet_type_and_the_amd_queue_and_signal() {
         "hsa_signal_t",
     ] {
         assert!(
-            LAYOUT.iter().any(|&(t, f, _)| t == ty && f.is_empty()),
+            abi::LAYOUT.iter().any(|&(t, f, _)| t == ty && f.is_empty()),
             "LAYOUT has no sizeof row for {ty}"
         );
     }
@@ -267,7 +280,7 @@ fn the_layout_table_covers_every_packet_type_and_the_amd_queue_and_signal() {
         "hsa_barrier_and_packet_t",
         "hsa_barrier_or_packet_t",
     ] {
-        let size = LAYOUT
+        let size = abi::LAYOUT
             .iter()
             .find(|&&(t, f, _)| t == ty && f.is_empty())
             .map(|r| r.2);

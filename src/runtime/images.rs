@@ -465,7 +465,8 @@ pub const LINEAR_PITCH_BYTES: u64 = 256;
 pub enum LayoutError {
     /// ROCr's address library rejects the row pitch (not a multiple of 256
     /// bytes, or smaller than a padded row): ROCr returns `HSA_STATUS_ERROR`.
-    AddrLib,
+    /// Carries the row pitch in force (the default when the caller gave 0).
+    AddrLib(u64),
     /// The pitches differ from the ones the layout needs.
     Pitch,
 }
@@ -506,7 +507,7 @@ pub fn layout(
     let custom = row / e;
     let pitch = if custom > 0 {
         if custom % align_px != 0 || custom < padded {
-            return Err(LayoutError::AddrLib);
+            return Err(LayoutError::AddrLib(row));
         }
         custom
     } else {
@@ -567,11 +568,16 @@ pub fn data_info(
     match layout(d, &prop, linear, row_pitch, slice_pitch) {
         Ok(l) => Ok((prop, l)),
         Err(LayoutError::Pitch) => Err(status::PITCH_UNSUPPORTED),
-        Err(LayoutError::AddrLib) => {
+        Err(LayoutError::AddrLib(row)) => {
             tracing::warn!(
-                "softgpu: image row pitch {row_pitch} is not a multiple of {LINEAR_PITCH_BYTES} bytes \
-                 or is smaller than a padded row ({} elements of {} bytes); returning HSA_STATUS_ERROR \
-                 as ROCr does",
+                "softgpu: linear image row pitch {row} bytes ({}) is not a multiple of \
+                 {LINEAR_PITCH_BYTES} bytes or is smaller than a padded row of {} elements of {} \
+                 bytes; returning HSA_STATUS_ERROR as ROCr does",
+                if row_pitch == 0 {
+                    "the default, width x element size"
+                } else {
+                    "as given"
+                },
                 d.width,
                 prop.element_size
             );
