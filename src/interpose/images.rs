@@ -55,23 +55,29 @@ fn nonzero(agent: HsaAgent) -> R {
     Ok(())
 }
 
-/// Read a `T` the caller passed by pointer.
-fn read<T: Copy>(p: *const T) -> Result<T, HsaStatus> {
+/// Read a `T` the caller passed by pointer (null is `INVALID_ARGUMENT`).
+///
+/// # Safety
+/// A non-null `p` must point at a readable `T`, as the HSA contract of the
+/// calling export requires of its argument.
+unsafe fn read<T: Copy>(p: *const T) -> Result<T, HsaStatus> {
     if p.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    // SAFETY: non-null and, by the HSA contract of the function being called,
-    // pointing at a valid `T` (an image or sampler descriptor, region, offset
-    // or format), which we copy out without keeping a reference.
+    // SAFETY: non-null, and readable by this function's contract; the value is
+    // copied out without keeping a reference.
     Ok(unsafe { p.read_unaligned() })
 }
 
-/// Write one value to a caller's out-pointer.
-fn write<T: Copy>(out: *mut T, v: T) -> R {
+/// Write one value to a caller's out-pointer (null is `INVALID_ARGUMENT`).
+///
+/// # Safety
+/// A non-null `out` must point at writable storage for a `T`.
+unsafe fn write<T: Copy>(out: *mut T, v: T) -> R {
     if out.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    // SAFETY: non-null and, by the HSA contract, a writable `T`.
+    // SAFETY: non-null, and writable by this function's contract.
     unsafe { out.write_unaligned(v) };
     Ok(())
 }
@@ -100,18 +106,28 @@ fn region_of(r: &ImageRegion) -> Region {
 }
 
 /// The capability mask of a format for an agent (0 on the CPU agent, as in ROCr).
-fn capability(agent: HsaAgent, geometry: u32, format: *const ImageFormat, out: *mut u32) -> R {
+///
+/// # Safety
+/// `format` and `out` null or valid, as for `hsa_ext_image_get_capability`.
+unsafe fn capability(
+    agent: HsaAgent,
+    geometry: u32,
+    format: *const ImageFormat,
+    out: *mut u32,
+) -> R {
     nonzero(agent)?;
     if format.is_null() || out.is_null() || geometry >= img::geometry::COUNT {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    let f = read(format)?;
+    // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+    let f = unsafe { read(format) }?;
     let kind = agent_kind(agent)?;
     let mask = match kind {
         AgentKind::Cpu => 0,
         AgentKind::Gpu(_) => img::property(f.channel_order, f.channel_type, geometry)?.cap,
     };
-    write(out, mask)
+    // SAFETY: the caller's out-pointer, valid if non-null by this export's HSA contract.
+    unsafe { write(out, mask) }
 }
 
 pub unsafe extern "C" fn hsa_ext_image_get_capability(
@@ -121,7 +137,8 @@ pub unsafe extern "C" fn hsa_ext_image_get_capability(
     capability_mask: *mut u32,
 ) -> u32 {
     status("hsa_ext_image_get_capability", || {
-        capability(agent, geometry, format, capability_mask)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { capability(agent, geometry, format, capability_mask) }
     })
 }
 
@@ -138,7 +155,8 @@ pub unsafe extern "C" fn hsa_ext_image_get_capability_with_layout(
         if layout != LAYOUT_LINEAR {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        capability(agent, geometry, format, capability_mask)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { capability(agent, geometry, format, capability_mask) }
     })
 }
 
@@ -159,7 +177,9 @@ fn info(
     Ok((fam, prop, layout))
 }
 
-fn data_get_info(
+/// # Safety
+/// `desc` and `out` null or valid, as for `hsa_ext_image_data_get_info`.
+unsafe fn data_get_info(
     agent: HsaAgent,
     desc: *const ImageDescriptor,
     permission: u32,
@@ -172,7 +192,8 @@ fn data_get_info(
     if desc.is_null() || out.is_null() || !PERMISSION_RANGE.contains(&permission) {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    let d = desc_of(&read(desc)?);
+    // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+    let d = desc_of(&unsafe { read(desc) }?);
     let (_, _, l) = info(
         agent,
         &d,
@@ -180,13 +201,12 @@ fn data_get_info(
         row_pitch as u64,
         slice_pitch as u64,
     )?;
-    write(
-        out,
-        ImageDataInfo {
-            size: l.size as usize,
-            alignment: l.alignment as usize,
-        },
-    )
+    let value = ImageDataInfo {
+        size: l.size as usize,
+        alignment: l.alignment as usize,
+    };
+    // SAFETY: the caller's out-pointer, valid if non-null by this export's HSA contract.
+    unsafe { write(out, value) }
 }
 
 pub unsafe extern "C" fn hsa_ext_image_data_get_info(
@@ -196,7 +216,8 @@ pub unsafe extern "C" fn hsa_ext_image_data_get_info(
     out: *mut ImageDataInfo,
 ) -> u32 {
     status("hsa_ext_image_data_get_info", || {
-        data_get_info(agent, desc, permission, LAYOUT_OPAQUE, 0, 0, out)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { data_get_info(agent, desc, permission, LAYOUT_OPAQUE, 0, 0, out) }
     })
 }
 
@@ -214,11 +235,14 @@ pub unsafe extern "C" fn hsa_ext_image_data_get_info_with_layout(
         if layout != LAYOUT_LINEAR {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        data_get_info(agent, desc, permission, layout, row_pitch, slice_pitch, out)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { data_get_info(agent, desc, permission, layout, row_pitch, slice_pitch, out) }
     })
 }
 
-fn create(
+/// # Safety
+/// `desc` and `out` null or valid, as for `hsa_ext_image_create`.
+unsafe fn create(
     agent: HsaAgent,
     desc: *const ImageDescriptor,
     data: *const c_void,
@@ -231,13 +255,15 @@ fn create(
     if desc.is_null() || data.is_null() || out.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    let d = desc_of(&read(desc)?);
+    // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+    let d = desc_of(&unsafe { read(desc) }?);
     let (fam, prop, l) = info(agent, &d, linear, row_pitch as u64, slice_pitch as u64)?;
     if (data as u64) % l.alignment != 0 {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     let handle = img::create_image(fam, agent.handle, d, &prop, l, data as u64);
-    write(out, handle)
+    // SAFETY: the caller's out-pointer, valid if non-null by this export's HSA contract.
+    unsafe { write(out, handle) }
 }
 
 pub unsafe extern "C" fn hsa_ext_image_create(
@@ -248,7 +274,8 @@ pub unsafe extern "C" fn hsa_ext_image_create(
     image: *mut u64,
 ) -> u32 {
     status("hsa_ext_image_create", || {
-        create(agent, desc, data, false, 0, 0, image)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { create(agent, desc, data, false, 0, 0, image) }
     })
 }
 
@@ -267,7 +294,8 @@ pub unsafe extern "C" fn hsa_ext_image_create_with_layout(
         if layout != LAYOUT_LINEAR {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        create(agent, desc, data, true, row_pitch, slice_pitch, image)
+        // SAFETY: the caller's pointers, passed on under this export's HSA contract.
+        unsafe { create(agent, desc, data, true, row_pitch, slice_pitch, image) }
     })
 }
 
@@ -287,7 +315,8 @@ pub unsafe extern "C" fn hsa_amd_image_create(
         if (data as u64) % 256 != 0 {
             return Err(HsaStatus::ERROR_INVALID_ALLOCATION);
         }
-        let head = read(layout)?;
+        // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+        let head = unsafe { read(layout) }?;
         let kind = agent_kind(agent)?;
         let chip = match kind {
             AgentKind::Gpu(g) => crate::runtime::get()?.topo.gpus[g].facts.chip_id.value as u32,
@@ -336,7 +365,8 @@ pub unsafe extern "C" fn hsa_ext_image_copy(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         agent_kind(agent)?;
-        let (so, d_o, r) = (read(src_offset)?, read(dst_offset)?, read(range)?);
+        // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+        let (so, d_o, r) = unsafe { (read(src_offset)?, read(dst_offset)?, read(range)?) };
         let (s, d) = (live(src)?, live(dst)?);
         // SAFETY: both images' data were handed to hsa_ext_image_create, whose
         // contract keeps them valid for their layout size while the images live.
@@ -358,7 +388,8 @@ pub unsafe extern "C" fn hsa_ext_image_import(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         agent_kind(agent)?;
-        let r = region_of(&read(region)?);
+        // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+        let r = region_of(&unsafe { read(region) }?);
         let i = live(dst)?;
         // SAFETY: the import contract: `src` holds the region at these pitches;
         // the image's data is valid for its layout (hsa_ext_image_create).
@@ -389,7 +420,8 @@ pub unsafe extern "C" fn hsa_ext_image_export(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         agent_kind(agent)?;
-        let r = region_of(&read(region)?);
+        // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+        let r = region_of(&unsafe { read(region) }?);
         let i = live(src)?;
         // SAFETY: the export contract: `dst` has room for the region at these
         // pitches; the image's data is valid for its layout.
@@ -418,16 +450,21 @@ pub unsafe extern "C" fn hsa_ext_image_clear(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         agent_kind(agent)?;
-        let r = region_of(&read(region)?);
+        // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+        let r = region_of(&unsafe { read(region) }?);
         let i = live(image)?;
-        // Four 32-bit components, as ROCr's clear reads them.
-        let words = read(data as *const [u32; 4])?;
+        // SAFETY: `data` is the clear colour, four 32-bit components: ROCr's
+        // clear reads four words whatever the format, so that is the contract
+        // programs already meet.
+        let words = unsafe { read(data as *const [u32; 4]) }?;
         // SAFETY: the image's data is valid for its layout (hsa_ext_image_create).
         unsafe { img::clear(&i, words, &r) }
     })
 }
 
-fn sampler_create(agent: HsaAgent, s: Option<SamplerDesc>, out: *mut u64) -> R {
+/// # Safety
+/// `out` null or valid, as for `hsa_ext_sampler_create`.
+unsafe fn sampler_create(agent: HsaAgent, s: Option<SamplerDesc>, out: *mut u64) -> R {
     nonzero(agent)?;
     let Some(s) = s else {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
@@ -440,7 +477,8 @@ fn sampler_create(agent: HsaAgent, s: Option<SamplerDesc>, out: *mut u64) -> R {
         AgentKind::Gpu(_) => {}
     }
     let words = img::encode_sampler_srd(&s)?;
-    write(out, img::create_sampler(words))
+    // SAFETY: the caller's out-pointer, valid if non-null by this export's HSA contract.
+    unsafe { write(out, img::create_sampler(words)) }
 }
 
 pub unsafe extern "C" fn hsa_ext_sampler_create(
@@ -453,14 +491,16 @@ pub unsafe extern "C" fn hsa_ext_sampler_create(
         let s = if desc.is_null() {
             None
         } else {
-            let d = read(desc)?;
+            // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+            let d = unsafe { read(desc) }?;
             Some(SamplerDesc {
                 coordinate_mode: d.coordinate_mode,
                 filter_mode: d.filter_mode,
                 address_modes: [d.address_mode; 3],
             })
         };
-        sampler_create(agent, s, sampler)
+        // SAFETY: the caller's out-pointer, passed on under this export's HSA contract.
+        unsafe { sampler_create(agent, s, sampler) }
     })
 }
 
@@ -476,14 +516,16 @@ pub unsafe extern "C" fn hsa_ext_sampler_create_v2(
         let s = if desc.is_null() {
             None
         } else {
-            let d = read(desc)?;
+            // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
+            let d = unsafe { read(desc) }?;
             Some(SamplerDesc {
                 coordinate_mode: d.coordinate_mode,
                 filter_mode: d.filter_mode,
                 address_modes: d.address_modes,
             })
         };
-        sampler_create(agent, s, sampler)
+        // SAFETY: the caller's out-pointer, passed on under this export's HSA contract.
+        unsafe { sampler_create(agent, s, sampler) }
     })
 }
 
