@@ -1897,3 +1897,67 @@ fn explicit_intercept_or_observe_without_a_usable_real_runtime_fails_hsa_init_an
         );
     }
 }
+
+/// `integration/attr_guard_kernels.hip` as a gfx90a code object: one kernel and
+/// one global variable, so the executable has both kinds of symbol.
+fn attr_guard_code_object() -> PathBuf {
+    // Built once per test process: tests running at once must not race on the file.
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_attr_guard_code_object).clone()
+}
+
+fn build_attr_guard_code_object() -> PathBuf {
+    let dir = work_dir("attr_guard");
+    let out_path = dir.join("attr_guard_kernels.hsaco");
+    let out = Command::new("hipcc")
+        .args([
+            "--genco",
+            "--offload-arch=gfx90a",
+            "--no-gpu-bundle-output",
+            "-O1",
+            "-o",
+        ])
+        .arg(&out_path)
+        .arg(repo().join("integration/attr_guard_kernels.hip"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run hipcc: {e}; {SETUP_HINT}"));
+    assert!(
+        out.status.success(),
+        "hipcc --genco attr_guard_kernels.hip failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out_path
+}
+
+/// Run `attr_guard` on the given targets; returns its facts.
+fn attr_guard(tag: &str, targets: &str) -> Run {
+    let co = attr_guard_code_object();
+    let co = co.to_string_lossy().into_owned();
+    let run = run_over("attr_guard", tag, &[&co], &[("SOFTGPU_TARGET", targets)]);
+    assert_eq!(run.fact("done"), "1", "{}", run.context());
+    assert_eq!(run.fact("problems"), "0", "{}", run.context());
+    run
+}
+
+#[test]
+fn every_attribute_rocr_answers_is_answered_and_no_byte_outside_the_width_rocr_writes_is_touched() {
+    // One GPU with images (gfx90a), one ROCr 6.4 gives none (gfx942: every image
+    // limit a 4-byte zero), one RDNA3: the system, the CPU and each GPU agent,
+    // every pool and agent/pool pair, regions, ISAs, wavefronts, caches, and a
+    // loaded executable with a kernel and variables.
+    let run = attr_guard("three_gpus", "gfx90a,gfx942,gfx1100");
+    assert_eq!(run.fact("agents"), "4", "{}", run.context());
+    assert!(run.fact("kernels") != "0" && run.fact("variables") != "0");
+    let checked = run.fact_u64("checked");
+    assert!(
+        checked > 900,
+        "only {checked} attribute queries were checked\n{}",
+        run.context()
+    );
+}
+
+#[test]
+fn the_default_gfx90a_agent_answers_every_attribute_within_its_width() {
+    let run = attr_guard("default", "gfx90a");
+    assert_eq!(run.fact("agents"), "2", "{}", run.context());
+}

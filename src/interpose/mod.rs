@@ -218,6 +218,9 @@ entry_points! {
         hsa_agent_extension_supported, hsa_agent_major_extension_supported, hsa_extension_get_name,
         hsa_iterate_agents, hsa_agent_get_info, hsa_agent_iterate_isas, hsa_agent_iterate_regions,
         hsa_isa_get_info, hsa_isa_get_info_alt, hsa_isa_from_name,
+        hsa_agent_iterate_caches, hsa_cache_get_info, hsa_agent_get_exception_policies,
+        hsa_isa_get_exception_policies, hsa_isa_get_round_method, hsa_isa_iterate_wavefronts,
+        hsa_wavefront_get_info, hsa_isa_compatible,
         hsa_region_get_info, hsa_memory_allocate, hsa_memory_free, hsa_memory_copy,
         hsa_memory_register, hsa_memory_deregister, hsa_memory_assign_agent,
         hsa_amd_agent_iterate_memory_pools, hsa_amd_memory_pool_get_info,
@@ -276,9 +279,6 @@ entry_points! {
         hsa_amd_image_create, hsa_amd_image_get_info_max_dim,
     ]
     fail_closed: [
-        hsa_agent_get_exception_policies, hsa_agent_iterate_caches, hsa_cache_get_info,
-        hsa_isa_compatible, hsa_isa_get_exception_policies, hsa_isa_get_round_method,
-        hsa_isa_iterate_wavefronts, hsa_wavefront_get_info,
         hsa_soft_queue_create,
         hsa_signal_group_create, hsa_signal_group_destroy, hsa_signal_group_wait_any_relaxed,
         hsa_signal_group_wait_any_scacquire,

@@ -933,8 +933,6 @@ pub mod abi {
         ("HSA_EXT_SAMPLER_ADDRESSING_MODE_MIRRORED_REPEAT", 4),
         ("HSA_EXT_SAMPLER_FILTER_MODE_LINEAR", 1),
         ("HSA_EXT_SAMPLER_COORDINATE_MODE_NORMALIZED", 1),
-        ("HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS", 0x3000),
-        ("HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS", 0x3008),
     ];
 
     // Compile-time pins (hsa_ext_image.h, libhsa-runtime-dev 5.2.3; v2 from ROCr 6.4).
@@ -1397,6 +1395,20 @@ mod tests {
         assert_eq!(max_dim_words(0x3008), Some(vec![8192]));
         assert_eq!(max_dim_words(0x3002), Some(vec![u32::MAX]));
         assert_eq!(max_dim_words(0x3009), None);
+    }
+
+    #[test]
+    fn the_agent_limits_and_hsa_amd_image_get_info_max_dim_give_the_same_words() {
+        use crate::runtime::agents::{AgentKind, Topology};
+        let t = Topology::new(vec![crate::isa::find("gfx90a").unwrap()]);
+        for attr in 0x3000..=0x3008u32 {
+            let words = max_dim_words(attr).unwrap();
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let agent = t
+                .agent_info(AgentKind::Gpu(0), crate::abi::AgentInfo(attr))
+                .unwrap();
+            assert_eq!(agent.to_bytes(), bytes, "attribute {attr:#x}");
+        }
     }
 
     #[test]
