@@ -203,6 +203,8 @@ static void data_info(const sg_ctx *ctx) {
                   "linear, pitch not a whole number of elements");
     expect_status(info_linear(ctx, d2, 512, 512 * 8, &i), (hsa_status_t)HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED,
                   "linear, slice pitch not row x height");
+    expect_status(info_linear(ctx, d2, (size_t)1 << 62, 0, &i), (hsa_status_t)HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED,
+                  "linear, a row pitch whose image size does not fit 64 bits");
 
     expect_info(info(ctx, desc(HSA_EXT_IMAGE_GEOMETRY_1D, 64, 0, 0, 0, HSA_EXT_IMAGE_CHANNEL_ORDER_RGBA,
                                HSA_EXT_IMAGE_CHANNEL_TYPE_FLOAT)),
@@ -408,6 +410,9 @@ static void transfers(const sg_ctx *ctx) {
     oob = region(0xffffffffu, 0, 0, 2, 1, 1);
     expect_status(hsa_ext_image_import(ctx->gpu, src, 0, 0, img, &oob), HSA_STATUS_ERROR_INVALID_ARGUMENT,
                   "import at an offset that wraps");
+    /* Buffer pitches whose rows would wrap around the address space. */
+    expect_status(hsa_ext_image_export(ctx->gpu, img, out, (size_t)1 << 63, 0, &all), HSA_STATUS_ERROR_INVALID_ARGUMENT,
+                  "export with a row pitch of 2^63");
     expect_bytes(mem, before, sizeof before, "image after refused transfers");
     hsa_ext_image_t forged = {0x7000};
     hsa_agent_t zero = {0};

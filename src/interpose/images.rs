@@ -258,7 +258,7 @@ unsafe fn create(
     // SAFETY: the caller's argument, valid if non-null by this export's HSA contract.
     let d = desc_of(&unsafe { read(desc) }?);
     let (fam, prop, l) = info(agent, &d, linear, row_pitch as u64, slice_pitch as u64)?;
-    if (data as u64) % l.alignment != 0 {
+    if (data as u64) % l.alignment != 0 || (data as u64).checked_add(l.size).is_none() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     let handle = img::create_image(fam, agent.handle, d, &prop, l, data as u64);

@@ -517,8 +517,9 @@ pub fn layout(
         geometry::G1D | geometry::G1DA | geometry::G1DB => 1,
         _ => ext[1],
     };
-    let row_bytes = pitch * e;
-    let slice_bytes = row_bytes * rows;
+    // A caller's pitch can be anything: sizes that do not fit 64 bits are refused.
+    let row_bytes = pitch.checked_mul(e).ok_or(LayoutError::Pitch)?;
+    let slice_bytes = row_bytes.checked_mul(rows).ok_or(LayoutError::Pitch)?;
     if linear
         && d.geometry != geometry::G1DB
         && ((row != 0 && row_bytes != row) || (slice != 0 && slice_bytes != slice))
@@ -529,12 +530,13 @@ pub fn layout(
         geometry::G1DA => ext[1],
         _ => ext[2],
     };
+    let size = slice_bytes.checked_mul(slices).ok_or(LayoutError::Pitch)?;
     Ok(Layout {
         element_size: e,
         pitch,
         row_pitch: row_bytes,
         slice_pitch: slice_bytes,
-        size: slice_bytes * slices,
+        size,
         alignment: LINEAR_PITCH_BYTES,
         extents: ext,
     })
@@ -1100,14 +1102,30 @@ impl ImageView {
 /// Element pitches of a linear buffer as ROCr's blit kernels address it: a row
 /// is at least `range.x` elements, a slice at least a row times `range.y`; in
 /// a 1D array the layers (y) are a row apart.
-fn buffer_pitches(geom: u32, e: u64, r: &Region, row_pitch: u64, slice_pitch: u64) -> (u64, u64) {
+/// `None` when the buffer the region spans at these pitches would not fit the
+/// address space (no buffer can satisfy the contract then).
+fn buffer_pitches(
+    geom: u32,
+    e: u64,
+    r: &Region,
+    row_pitch: u64,
+    slice_pitch: u64,
+    buffer: u64,
+) -> Option<(u64, u64)> {
     let row = r.range[0].max(row_pitch / e);
     let slice = if geom == geometry::G1DA {
         row
     } else {
-        (row * r.range[1]).max(slice_pitch / e)
+        row.checked_mul(r.range[1])?.max(slice_pitch / e)
     };
-    (row * e, slice * e)
+    let (brow, bslice) = (row.checked_mul(e)?, slice.checked_mul(e)?);
+    // The last byte the region touches in the buffer.
+    let end = (r.range[2] - 1)
+        .checked_mul(bslice)?
+        .checked_add((r.range[1] - 1).checked_mul(brow)?)?
+        .checked_add(r.range[0].checked_mul(e)?)?;
+    buffer.checked_add(end)?;
+    Some((brow, bslice))
 }
 
 /// Copy between a linear buffer and an image region (`to_image`: import).
@@ -1132,7 +1150,8 @@ pub unsafe fn transfer(
         return Ok(());
     }
     let e = img.layout.element_size;
-    let (brow, bslice) = buffer_pitches(img.desc.geometry, e, r, row_pitch, slice_pitch);
+    let (brow, bslice) = buffer_pitches(img.desc.geometry, e, r, row_pitch, slice_pitch, buffer)
+        .ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
     let width = r.range[0] * e;
     for z in 0..r.range[2] {
         for y in 0..r.range[1] {
@@ -1361,6 +1380,11 @@ mod tests {
             Err(status::PITCH_UNSUPPORTED)
         );
         assert!(data_info(&d, true, 512, 512 * 7).is_ok());
+        // Pitches whose sizes do not fit 64 bits are refused, not wrapped.
+        assert_eq!(
+            data_info(&d, true, 1 << 62, 0),
+            Err(status::PITCH_UNSUPPORTED)
+        );
     }
 
     #[test]
@@ -1503,6 +1527,10 @@ mod tests {
         };
         // SAFETY: refused before any access.
         let r = unsafe { transfer(&img, out.as_mut_ptr() as u64, 0, 0, &oob, false) };
+        assert_eq!(r, Err(HsaStatus::ERROR_INVALID_ARGUMENT));
+        // A buffer pitch whose rows would wrap around the address space.
+        // SAFETY: refused before any access.
+        let r = unsafe { transfer(&img, out.as_mut_ptr() as u64, 1 << 63, 0, &full, false) };
         assert_eq!(r, Err(HsaStatus::ERROR_INVALID_ARGUMENT));
         // Clear one element, then copy a 2x2 block into a second image.
         let one = Region {
