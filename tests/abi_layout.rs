@@ -1,7 +1,8 @@
 //! The Rust ABI mirrors in `softgpu_hsa::abi` match the pinned C headers, field
 //! by field.
 //!
-//! The test generates a C probe from `abi::LAYOUT` and `abi::CONSTANTS`, compiles
+//! The test generates a C probe from `abi::LAYOUT` and `abi::CONSTANTS` (and the
+//! image extension's `runtime::images::abi` tables), compiles
 //! it with `cc` against the installed headers (`hsa-headers/PINNED` says which),
 //! runs it, and compares every `sizeof`, `offsetof`, `alignof` and constant value
 //! with the Rust side. All mismatches are collected and reported together.
@@ -14,7 +15,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use softgpu_hsa::abi::{self, AmdQueue, AmdSignal, CONSTANTS, CONSTANTS_ROCR64, Header, LAYOUT};
+use softgpu_hsa::abi::{self, AmdQueue, AmdSignal, CONSTANTS, CONSTANTS_ROCR64, Header, LayoutRow};
+use softgpu_hsa::runtime::images::abi as image_abi;
+
+/// Every layout row: the core ABI's and the image extension's.
+fn layout_rows() -> impl Iterator<Item = &'static LayoutRow> {
+    abi::LAYOUT.iter().chain(image_abi::LAYOUT.iter())
+}
 
 const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhsa-runtime-dev)";
 
@@ -31,6 +38,7 @@ const INCLUDES: &[&str] = &[
 /// the attribute ids of every info newtype.
 fn pinned_constants() -> Vec<(&'static str, i64)> {
     let mut v: Vec<(&'static str, i64)> = CONSTANTS.to_vec();
+    v.extend_from_slice(image_abi::CONSTANTS);
     v.extend(
         abi::info_constants()
             .into_iter()
@@ -97,7 +105,7 @@ fn probe_source() -> String {
         writeln!(c, "#include <{inc}>").unwrap();
     }
     c.push_str("int main(void) {\n");
-    for &(ty, field, _) in LAYOUT {
+    for &(ty, field, _) in layout_rows() {
         if field.is_empty() {
             writeln!(
                 c,
@@ -159,7 +167,7 @@ fn constants_probe_source(constants: &[(&'static str, i64)]) -> String {
 
 fn rust_values() -> Vec<(Key, i128)> {
     let mut v = Vec::new();
-    for &(ty, field, value) in LAYOUT {
+    for &(ty, field, value) in layout_rows() {
         let key = if field.is_empty() {
             Key::Size(ty.to_string())
         } else {
@@ -305,7 +313,7 @@ fn the_layout_table_covers_every_packet_type_and_the_amd_queue_and_signal() {
         "hsa_signal_t",
     ] {
         assert!(
-            LAYOUT.iter().any(|&(t, f, _)| t == ty && f.is_empty()),
+            abi::LAYOUT.iter().any(|&(t, f, _)| t == ty && f.is_empty()),
             "LAYOUT has no sizeof row for {ty}"
         );
     }
@@ -315,7 +323,7 @@ fn the_layout_table_covers_every_packet_type_and_the_amd_queue_and_signal() {
         "hsa_barrier_and_packet_t",
         "hsa_barrier_or_packet_t",
     ] {
-        let size = LAYOUT
+        let size = abi::LAYOUT
             .iter()
             .find(|&&(t, f, _)| t == ty && f.is_empty())
             .map(|r| r.2);

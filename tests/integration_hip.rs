@@ -1834,6 +1834,81 @@ fn fork(hip: Hip, variant: &str) {
     );
 }
 
+/// Arrays, textures and surfaces (`integration/hip/images.cpp`). HIP moves array data with its
+/// own blit kernels on both versions (as on a real GPU: ROCclr's image DMA is off on ROCm), so
+/// every array copy is a flagged blit and its destination is unchanged. The descriptors HIP
+/// copies out of SoftGPU's image and sampler handles into its texture and surface objects are
+/// checked field by field by the program itself.
+fn images(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z8tex_readP13__hip_texturePfi.kd",
+                "tex_read(__hip_texture*, float*, int)",
+                [1024, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z8tex_readP13__hip_texturePfi.kd",
+                "tex_read(__hip_texture*, float*, int)",
+                [700, 1, 1],
+                [100, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z10surf_writeP13__hip_surfacei.kd",
+                "surf_write(__hip_surface*, int)",
+                [1024, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z11tex_read_3dP13__hip_texturePf.kd",
+                "tex_read_3d(__hip_texture*, float*)",
+                [32, 8, 1],
+                [8, 8, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z9tex_fetchP13__hip_texturePf.kd",
+                "tex_fetch(__hip_texture*, float*)",
+                [1024, 1, 1],
+                [256, 1, 1],
+                0,
+                1,
+            ),
+        ],
+        rejected: vec![],
+        // hipMemcpy2DToArray, hipMemcpyToArray, hipMemcpyHtoA and hipMemcpy3D (host to array);
+        // the same four back; one hipMemcpy3D array to array.
+        blits: vec![
+            ("__amd_rocclr_copyBufferToImage.kd", 4),
+            ("__amd_rocclr_copyImageToBuffer.kd", 4),
+            ("__amd_rocclr_copyImage.kd", 1),
+        ],
+        facts: facts(&[
+            ("max_texture_1d", "16384"),
+            ("max_texture_2d", "16384x16384"),
+            ("max_texture_3d", "16384x16384x8192"),
+            // The blits were recorded and did not run.
+            ("array2d_round_trip_result", "unchanged"),
+            ("array_1d_copies_result", "unchanged"),
+            ("array3d_round_trip_result", "unchanged"),
+            ("texture_descriptors", "ok"),
+            ("surface_descriptor", "ok"),
+            ("linear_texture_descriptor", "ok"),
+            ("pitched_texture_descriptor", "ok"),
+            ("pitch", "512"),
+        ]),
+    };
+    check_program(hip, "images", &[], &want);
+}
+
 fn properties(hip: Hip) {
     let want = Expect {
         dispatches: vec![],
@@ -2057,6 +2132,8 @@ per_hip_version! {
         => |hip| fork(hip, "fork");
     a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
     hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
+    arrays_textures_and_surfaces_work_their_descriptors_are_softgpus_and_array_copies_are_flagged_blits
+        => images;
     the_image_limits_are_uint32_values_as_hip_reads_them => image_limits;
     under_address_sanitizer_no_image_limit_write_overflows_its_uint32_buffer
         => image_limits_under_asan;
@@ -2074,6 +2151,7 @@ per_hip_version! {
     intercept_and_observe_lose_no_dispatch_of_four_threads => |hip| over_a_stand_in_rocr(hip, threads);
     intercept_and_observe_survive_a_printf_kernel => |hip| over_a_stand_in_rocr(hip, printf);
     intercept_and_observe_forward_device_properties => |hip| over_a_stand_in_rocr(hip, properties);
+    intercept_and_observe_forward_the_image_extension => |hip| over_a_stand_in_rocr(hip, images);
     intercept_and_observe_keep_a_forked_child_out_of_the_capture
         => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "fork"));
     intercept_and_observe_keep_a_shell_from_system_out_of_the_capture

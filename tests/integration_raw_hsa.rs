@@ -1144,6 +1144,47 @@ fn runtime_api_semantics_hold_and_a_fail_closed_entry_point_logs_its_name() {
     );
 }
 
+/// The image extension (`integration/images.c`): every format's capability on every geometry,
+/// data sizes with and without a layout, the descriptors behind image and sampler handles,
+/// import, export, copy and clear checked byte for byte in the linear layout (padding and gaps
+/// untouched), and the status of every bad argument, forged handle and destroyed handle.
+#[test]
+fn the_image_extension_answers_as_rocr_moves_bytes_in_the_image_layout_and_refuses_bad_handles() {
+    let run = run("images");
+    for key in [
+        "capabilities",
+        "data_info",
+        "create_destroy",
+        "import_export",
+        "copy",
+        "clear",
+        "samplers",
+        "amd_and_table",
+    ] {
+        assert_eq!(run.fact(key), "ok", "{key}\n{}", run.context());
+    }
+    // ROCr's table: 86 (order, type) pairs on 2D images.
+    assert_eq!(run.fact_u64("formats_2d"), 86, "{}", run.context());
+    assert!(
+        run.fact_u64("byte_checks") >= 60,
+        "fewer byte-exact checks than the program makes\n{}",
+        run.context()
+    );
+    assert_eq!(run.fact("done"), "1");
+    assert!(
+        run.records.is_empty(),
+        "the image functions submit no packet, but the capture holds {} records\n{}",
+        run.records.len(),
+        run.context()
+    );
+    // Nothing in the image extension fails closed any more.
+    assert!(
+        !run.stderr.contains("not implemented"),
+        "an image function failed closed\n{}",
+        run.context()
+    );
+}
+
 /// Run a compiled program under the shim with extra environment, without
 /// judging its exit status. Returns (status, stdout, stderr).
 fn run_env(
@@ -1732,6 +1773,63 @@ fn in_intercept_and_observe_mode_the_contract_holds_with_the_real_runtimes_signa
                 contract_view(&fwd.records),
                 "{name}: the {mode}-mode records differ from the virtual-mode ones\n{}",
                 fwd.context()
+            );
+        }
+    }
+}
+
+#[test]
+fn in_intercept_and_observe_mode_the_image_extension_is_the_real_runtimes_and_its_checks_still_hold()
+ {
+    // Over a real ROCr every image function is a pass-through: here the stand-in answers, and
+    // the program's own byte-exact checks must hold through it. Call counts at both ends show
+    // the calls were forwarded, and arrived, once each.
+    let lower = stand_in_rocr();
+    let lower = lower.to_str().unwrap();
+    for mode in ["intercept", "observe"] {
+        let counts = work_dir("images").join(format!("images-{mode}.counts.jsonl"));
+        let _ = std::fs::remove_file(&counts);
+        let run = run_over(
+            "images",
+            &format!("images-{mode}"),
+            &[],
+            &[
+                ("SOFTGPU_MODE", mode),
+                ("LD_LIBRARY_PATH", lower),
+                ("SOFTGPU_CALL_COUNTS", counts.to_str().unwrap()),
+            ],
+        );
+        assert_eq!(run.fact("done"), "1", "{mode}\n{}", run.context());
+        assert_eq!(run.fact("import_export"), "ok", "{mode}\n{}", run.context());
+        let text = std::fs::read_to_string(&counts).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let by_role = |role: &str| {
+            lines
+                .iter()
+                .find(|v| v["role"] == role)
+                .unwrap_or_else(|| panic!("{mode}: no `{role}` call-count line in {text}"))
+                .clone()
+        };
+        let (shim, below) = (by_role("shim"), by_role("lower"));
+        for f in [
+            "hsa_ext_image_create",
+            "hsa_ext_image_create_with_layout",
+            "hsa_ext_image_import",
+            "hsa_ext_image_export",
+            "hsa_ext_image_copy",
+            "hsa_ext_image_clear",
+            "hsa_ext_image_destroy",
+            "hsa_ext_sampler_create",
+            "hsa_amd_image_get_info_max_dim",
+        ] {
+            let fwd = shim["forwarded"][f].as_u64().unwrap_or(0);
+            let got = below["received"][f].as_u64().unwrap_or(0);
+            assert!(
+                fwd > 0 && fwd == got,
+                "{mode}: {f} forwarded {fwd} times, received below {got} times"
             );
         }
     }

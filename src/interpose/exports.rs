@@ -23,6 +23,16 @@ use crate::config::Mode;
 use crate::runtime::agents::{AgentKind, CacheId, Info, InfoError, PoolKind, Topology};
 use crate::runtime::{self, events, memory, queues, signals, sys};
 
+// The image extension's exports live in `interpose::images`; the entry-point
+// table reaches every implemented export through this module.
+pub use super::images::{
+    hsa_amd_image_create, hsa_amd_image_get_info_max_dim, hsa_ext_image_clear, hsa_ext_image_copy,
+    hsa_ext_image_create, hsa_ext_image_create_with_layout, hsa_ext_image_data_get_info,
+    hsa_ext_image_data_get_info_with_layout, hsa_ext_image_destroy, hsa_ext_image_export,
+    hsa_ext_image_get_capability, hsa_ext_image_get_capability_with_layout, hsa_ext_image_import,
+    hsa_ext_sampler_create, hsa_ext_sampler_destroy,
+};
+
 type R = Result<(), HsaStatus>;
 
 /// Write `info` to `out`, which the caller sized for the attribute's C type.
@@ -146,6 +156,10 @@ pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> 
             HsaStatus::ERROR_INVALID_CODE_OBJECT_READER => c"HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: The code object reader is invalid.",
             HsaStatus::ERROR_INVALID_RUNTIME_STATE => c"HSA_STATUS_ERROR_INVALID_RUNTIME_STATE: The runtime is in an invalid state.",
             HsaStatus::ERROR_FATAL => c"HSA_STATUS_ERROR_FATAL: The queue received an error that may require process termination.",
+            crate::runtime::images::status::FORMAT_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED: The agent does not support this image format and geometry.",
+            crate::runtime::images::status::SIZE_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED: An image dimension exceeds the agent's limit for the geometry.",
+            crate::runtime::images::status::PITCH_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED: The row or slice pitch does not match the linear layout.",
+            crate::runtime::images::status::SAMPLER_DESCRIPTOR_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED: The sampler descriptor is not supported.",
             _ => return Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         };
         write_out(out, s.as_ptr())
@@ -1898,31 +1912,13 @@ fn fill_table(table: *mut c_void, len: usize, fns: &[usize]) -> R {
 }
 
 fn extension_table(ext: u16, major: u16, len: usize, table: *mut c_void) -> R {
-    use super::fail_closed_exports as fc;
     if major != 1 {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     match ext {
         crate::runtime::agents::EXT_AMD_LOADER => fill_table(table, len, &super::loader::table()),
         crate::runtime::agents::EXT_IMAGES => {
-            // Every image function fails closed; the table exists because the
-            // extension must be advertised for HIP's 2D paths.
-            let fns: [usize; 13] = [
-                fc::hsa_ext_image_get_capability as *const () as usize,
-                fc::hsa_ext_image_data_get_info as *const () as usize,
-                fc::hsa_ext_image_create as *const () as usize,
-                fc::hsa_ext_image_destroy as *const () as usize,
-                fc::hsa_ext_image_copy as *const () as usize,
-                fc::hsa_ext_image_import as *const () as usize,
-                fc::hsa_ext_image_export as *const () as usize,
-                fc::hsa_ext_image_clear as *const () as usize,
-                fc::hsa_ext_sampler_create as *const () as usize,
-                fc::hsa_ext_sampler_destroy as *const () as usize,
-                fc::hsa_ext_image_get_capability_with_layout as *const () as usize,
-                fc::hsa_ext_image_data_get_info_with_layout as *const () as usize,
-                fc::hsa_ext_image_create_with_layout as *const () as usize,
-            ];
-            fill_table(table, len, &fns)
+            fill_table(table, len, &super::images::extension_table())
         }
         _ => {
             tracing::warn!(

@@ -14,6 +14,7 @@ pub mod completion;
 pub mod copies;
 pub mod events;
 pub mod executables;
+pub mod images;
 pub mod memory;
 pub mod queues;
 pub mod signals;
