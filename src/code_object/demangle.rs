@@ -61,11 +61,12 @@ pub fn demangle(name: &str) -> Option<String> {
     if !name.starts_with("_Z") || name.len() > MAX_NAME_LEN {
         return None;
     }
-    if let Some(s) = with_cpp_demangle(name) {
-        return Some(s);
+    if let Some(r) = rewrite_for_cpp_demangle(name) {
+        if let Some(s) = with_cpp_demangle(&r.name) {
+            return Some(s);
+        }
     }
-    let lowered = lower_template_param_decls(name)?;
-    with_cpp_demangle(&lowered)
+    with_cpp_demangle(name)
 }
 
 fn with_cpp_demangle(name: &str) -> Option<String> {
@@ -105,24 +106,38 @@ fn deeply_nested(name: &str) -> Option<String> {
         .ok()?
 }
 
+/// A name rewritten for `cpp_demangle`: the same name as LLVM's demangler
+/// reads it, in a form `cpp_demangle` reads the same way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rewritten {
+    /// The rewritten mangled name.
+    pub name: String,
+    /// Template parameter declarations removed.
+    pub declarations: usize,
+    /// References rewritten around `cpp_demangle`'s misreadings (a template
+    /// parameter of another scope, a nested class type as a prefix).
+    pub workarounds: usize,
+}
+
 /// The name with every template parameter declaration in template-argument
-/// position removed and its substitutions rewritten to match, or `None` when
-/// there is none, the name is not understood, or the rewriting cannot be
-/// shown to denote the same name.
-pub fn lower_template_param_decls(name: &str) -> Option<String> {
+/// position removed, substitutions rewritten to match, and references
+/// `cpp_demangle` would misread written in a form it reads right; `None`
+/// when nothing needs rewriting, the name is not understood, or the result
+/// cannot be shown to denote the same name.
+pub fn rewrite_for_cpp_demangle(name: &str) -> Option<Rewritten> {
     let s = name.as_bytes();
     if s.len() > MAX_NAME_LEN {
         return None;
     }
     let mut ids = Interner::default();
     let mut steps = 0;
-    let (root, out, removed) = {
+    let (root, out, declarations, workarounds) = {
         let mut p = Parser::new(s, &mut ids, &mut steps, true);
         let root = p.mangled_name()?;
         p.flush()?;
-        (root, std::mem::take(&mut p.out), p.removed)
+        (root, std::mem::take(&mut p.out), p.removed, p.workarounds)
     };
-    if removed == 0 {
+    if declarations == 0 && workarounds == 0 {
         return None;
     }
     // The output on its own: no declaration left, the same tree.
@@ -131,7 +146,11 @@ pub fn lower_template_param_decls(name: &str) -> Option<String> {
     if q.removed != 0 || again != root {
         return None;
     }
-    String::from_utf8(out).ok()
+    Some(Rewritten {
+        name: String::from_utf8(out).ok()?,
+        declarations,
+        workarounds,
+    })
 }
 
 /// A structure id: equal ids, equal structure (hash-consed).
@@ -269,6 +288,28 @@ enum Shape {
     TemplateName,
 }
 
+/// How a template argument (or a type) can be written again elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    /// As that input candidate.
+    Cand(usize),
+    /// As that input text (a builtin type: no substitutions in it).
+    Text(usize, usize),
+    /// As `Da`: an invented parameter of a generic lambda, which LLVM
+    /// prints `auto` (as it prints `Da`).
+    Auto,
+    /// Not at all.
+    Opaque,
+}
+
+/// A template argument of the encoding's name: what `T_`, `T0_`, ... stand
+/// for (LLVM's `OuterTemplateParams`).
+#[derive(Clone, Copy, Debug)]
+struct Arg {
+    sid: Sid,
+    bound: Bound,
+}
+
 /// A substitution candidate of the input.
 #[derive(Clone, Copy, Debug)]
 struct Cand {
@@ -283,6 +324,10 @@ struct Cand {
     has_param: bool,
     /// Its index in the output's table, once the output has it.
     out: Option<u32>,
+    /// For a bare template parameter, the argument it stands for.
+    param: Option<Bound>,
+    /// Whether adding it added an output candidate.
+    adds_out: bool,
 }
 
 /// Where a substitution reference stands.
@@ -330,6 +375,27 @@ struct Parser<'a, 'b> {
     ids: &'b mut Interner,
     /// Declarations left out of the output.
     removed: usize,
+    /// References rewritten for cpp_demangle's sake (see `emit`).
+    workarounds: usize,
+    /// The template arguments `T_` refers to, when `level0` (LLVM's
+    /// `OuterTemplateParams` and `TemplateParams[0]`).
+    outer: Vec<Arg>,
+    level0: bool,
+    /// Inside a lambda's signature, a constraint, or a conversion operator's
+    /// type in an encoding's name (forward references), a template
+    /// parameter is not resolved (and never rewritten).
+    in_lambda: u32,
+    /// Whether the innermost lambda has a template parameter list.
+    lambda_explicit: bool,
+    incomplete: u32,
+    forward: bool,
+    /// How the last type, template argument and template parameter parsed
+    /// can be written again.
+    last_type: Bound,
+    last_arg: Bound,
+    last_param: Bound,
+    /// The candidate the last substitution named, if any.
+    last_ref: Option<usize>,
 }
 
 /// The demangler's parameter scopes: an encoding, the arguments of an
@@ -356,6 +422,17 @@ impl<'a, 'b> Parser<'a, 'b> {
             steps,
             ids,
             removed: 0,
+            workarounds: 0,
+            outer: Vec::new(),
+            level0: false,
+            in_lambda: 0,
+            lambda_explicit: false,
+            incomplete: 0,
+            forward: false,
+            last_type: Bound::Opaque,
+            last_arg: Bound::Opaque,
+            last_param: Bound::Opaque,
+            last_ref: None,
         }
     }
 
@@ -463,6 +540,23 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// Adds a substitution candidate that started at `start` (in scope
     /// `scope_start`) and ends here.
     fn push(&mut self, sid: Sid, start: usize, shape: Shape, scope_start: Scope) -> Option<()> {
+        let out = self.write.then_some(self.out_subs);
+        self.push_as(sid, start, shape, scope_start, None, out)
+    }
+
+    /// [`push`](Self::push) with the candidate's template argument (for a
+    /// bare template parameter) and its output index: the next one (a new
+    /// output candidate), one the output already has, or none.
+    fn push_as(
+        &mut self,
+        sid: Sid,
+        start: usize,
+        shape: Shape,
+        scope_start: Scope,
+        param: Option<Bound>,
+        out: Option<u32>,
+    ) -> Option<()> {
+        let new_out = self.write && out == Some(self.out_subs);
         if !self.replay {
             if self.subs.len() >= MAX_NAME_LEN {
                 return None;
@@ -477,10 +571,12 @@ impl<'a, 'b> Parser<'a, 'b> {
                 scope_start,
                 scope_end: self.scope,
                 has_param,
-                out: self.write.then_some(self.out_subs),
+                out,
+                param,
+                adds_out: new_out,
             });
         }
-        if self.write {
+        if new_out {
             self.out_subs += 1;
         }
         Some(())
@@ -495,7 +591,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             return Some(());
         }
         let c = self.subs.pop()?;
-        if c.out.is_some() {
+        if c.adds_out {
             self.out_subs = self.out_subs.checked_sub(1)?;
         }
         Some(())
@@ -595,9 +691,23 @@ impl<'a, 'b> Parser<'a, 'b> {
         self.enter()?;
         let saved = self.scope;
         self.new_scope();
+        // An encoding's template parameters are its own.
+        let outer = std::mem::take(&mut self.outer);
+        let level0 = std::mem::replace(&mut self.level0, false);
         let r = self.encoding_body();
+        self.outer = outer;
+        self.level0 = level0;
         self.scope = saved;
         self.leave();
+        r
+    }
+
+    /// A constraint expression: its template parameters are printed as
+    /// written.
+    fn constraint(&mut self) -> Option<Sid> {
+        self.incomplete += 1;
+        let r = self.expr();
+        self.incomplete -= 1;
         r
     }
 
@@ -633,7 +743,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             }
         }
         if self.eat(b'Q') {
-            let r = self.expr()?;
+            let r = self.constraint()?;
             e = self.mk(tag::REQUIRES, e, r);
         }
         Some(e)
@@ -773,10 +883,13 @@ impl<'a, 'b> Parser<'a, 'b> {
             if let Some(op) = operator(self.look(0), self.look(1)) {
                 self.pos += 2;
                 if op == Op::CCast {
-                    let saved = self.try_template_args;
+                    let saved = (self.try_template_args, self.forward);
                     self.try_template_args = false;
+                    // In an encoding's name, its template parameters may
+                    // refer to arguments that follow.
+                    self.forward |= st.is_some();
                     let t = self.parse_type();
-                    self.try_template_args = saved;
+                    (self.try_template_args, self.forward) = saved;
                     let t = t?;
                     if let Some(st) = st {
                         st.ctor_dtor_conversion = true;
@@ -848,11 +961,29 @@ impl<'a, 'b> Parser<'a, 'b> {
                 st.ends_with_template_args = false;
             }
             let c = self.look(0);
+            let mut param = None;
+            let mut written_out = false;
             let next = if c == b'T' {
                 if so_far.is_some() {
                     return None;
                 }
-                self.template_param()?
+                self.flush()?;
+                let p = self.template_param()?;
+                let bound = self.last_param;
+                param = Some(bound);
+                // A template parameter standing for a nested class type:
+                // written as its components (see `emit`).
+                if let (true, None, Bound::Cand(j)) = (self.write, st.as_deref(), bound) {
+                    if let Some(j) = self.nested_class(j) {
+                        if self.write_components(j)? {
+                            // The parameter's own text is not copied.
+                            self.copied = self.pos;
+                            written_out = true;
+                            self.workarounds += 1;
+                        }
+                    }
+                }
+                p
             } else if c == b'I' {
                 let prefix = so_far?;
                 if with_args {
@@ -891,7 +1022,14 @@ impl<'a, 'b> Parser<'a, 'b> {
             with_args = c == b'I';
             so_far = Some(next);
             count += 1;
-            self.push(next, start, Shape::Prefix { multi: count > 1 }, scope)?;
+            // Written out, its last component is this one in the output.
+            let out = if written_out {
+                self.out_subs.checked_sub(1)
+            } else {
+                self.write.then_some(self.out_subs)
+            };
+            let shape = Shape::Prefix { multi: count > 1 };
+            self.push_as(next, start, shape, scope, param, out)?;
             self.eat(b'M');
         }
         Some((so_far?, count))
@@ -908,6 +1046,8 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         let saved = self.scope;
         self.new_scope();
+        let outer = std::mem::take(&mut self.outer);
+        let level0 = std::mem::replace(&mut self.level0, false);
         let r = if self.eat(b'd') {
             self.number(true);
             self.need(b'_').and_then(|()| self.name(st))
@@ -916,6 +1056,8 @@ impl<'a, 'b> Parser<'a, 'b> {
             self.discriminator();
             n
         };
+        self.outer = outer;
+        self.level0 = level0;
         self.scope = saved;
         let n = r?;
         Some(self.mk(tag::LOCAL, enc, n))
@@ -951,6 +1093,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         if st.is_some() {
             // The demangler forgets the enclosing arguments here.
             self.new_scope();
+            self.level0 = false;
         }
         if self.eat_str(b"Ut") || self.eat_str(b"Ub") {
             self.number(false);
@@ -963,7 +1106,9 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         let saved = self.scope;
         self.new_scope();
+        self.in_lambda += 1;
         let r = self.lambda_signature();
+        self.in_lambda -= 1;
         self.scope = saved;
         let sig = r?;
         let n = self.pos;
@@ -974,6 +1119,14 @@ impl<'a, 'b> Parser<'a, 'b> {
     }
 
     fn lambda_signature(&mut self) -> Option<Sid> {
+        let saved = self.lambda_explicit;
+        self.lambda_explicit = self.is_template_param_decl();
+        let r = self.lambda_signature_body();
+        self.lambda_explicit = saved;
+        r
+    }
+
+    fn lambda_signature_body(&mut self) -> Option<Sid> {
         let mut l = 0;
         // A lambda's own template parameter list is printed: kept.
         while self.is_template_param_decl() {
@@ -981,7 +1134,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             l = self.list(l, d);
         }
         if self.eat(b'Q') {
-            let r = self.expr()?;
+            let r = self.constraint()?;
             l = self.mk(tag::REQUIRES, l, r);
         }
         if !self.eat(b'v') {
@@ -994,7 +1147,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             }
         }
         if self.eat(b'Q') {
-            let r = self.expr()?;
+            let r = self.constraint()?;
             l = self.mk(tag::REQUIRES, l, r);
         }
         self.need(b'E')?;
@@ -1079,9 +1232,13 @@ impl<'a, 'b> Parser<'a, 'b> {
             self.pos += 1;
             let scope = self.scope;
             let sid = self.text(start);
+            self.last_ref = None;
             if self.look(0) == b'B' {
                 let tagged = self.abi_tags(sid)?;
                 self.push(tagged, start, Shape::Type, scope)?;
+                if !self.replay {
+                    self.last_ref = Some(self.subs.len() - 1);
+                }
                 return Some((tagged, false));
             }
             return Some((sid, false));
@@ -1094,17 +1251,102 @@ impl<'a, 'b> Parser<'a, 'b> {
             n.checked_add(1)?
         };
         let cand = *self.subs.get(index)?;
+        self.last_ref = Some(index);
         // The reference's text is replaced.
         self.copied = self.pos;
         if !self.write {
             return Some((cand.sid, false));
         }
-        if let Some(k) = cand.out {
-            self.put_ref(k)?;
-            return Some((cand.sid, false));
-        }
-        let close = self.write_out(index, site)?;
+        let close = self.emit(index, site, 0)?;
         Some((cand.sid, close))
+    }
+
+    /// Writes a reference to input candidate `index` at a site: the output's
+    /// number for it, or the candidate written out. Two ways cpp_demangle
+    /// 0.5.1 misreads such a reference are avoided (docs/CODE_OBJECTS.md):
+    /// - it resolves a template parameter where it prints it, not where it
+    ///   was mangled: a bare template parameter of another scope is written
+    ///   as the argument it stands for;
+    /// - it prints a nested class type used as a name's prefix together with
+    ///   the declarator around the name (`A::B*::c` for `A::B::c*`): such a
+    ///   prefix is written as its components.
+    fn emit(&mut self, index: usize, site: Site, hops: u32) -> Option<bool> {
+        if hops > 16 {
+            return None;
+        }
+        let c = self.subs[index];
+        match site {
+            Site::Prefix {
+                in_encoding_name: false,
+            } => {
+                if let Some(j) = self.nested_class(index) {
+                    if self.write_components(j)? {
+                        self.workarounds += 1;
+                        return Some(false);
+                    }
+                }
+            }
+            Site::Type if !(self.look(0) == b'I' && self.try_template_args) => {
+                if let (Some(bound), true) = (c.param, c.scope_start != self.scope) {
+                    match bound {
+                        Bound::Cand(j) => {
+                            self.workarounds += 1;
+                            return self.emit(j, site, hops + 1);
+                        }
+                        Bound::Text(a, e) => {
+                            self.workarounds += 1;
+                            let t = self.s[a..e].to_vec();
+                            self.put(&t)?;
+                            return Some(false);
+                        }
+                        Bound::Auto => {
+                            self.workarounds += 1;
+                            self.put(b"Da")?;
+                            return Some(false);
+                        }
+                        Bound::Opaque => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(k) = c.out {
+            self.put_ref(k)?;
+            return Some(false);
+        }
+        self.write_out(index, site)
+    }
+
+    /// The nested class type (`N ... E`) that candidate `index` is, or
+    /// stands for as a template parameter.
+    fn nested_class(&self, mut index: usize) -> Option<usize> {
+        for _ in 0..16 {
+            let c = self.subs.get(index)?;
+            if c.shape == Shape::Type
+                && self.s.get(c.start) == Some(&b'N')
+                && self.components_of(c).is_some()
+            {
+                return Some(index);
+            }
+            match c.param {
+                Some(Bound::Cand(j)) => index = j,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Writes the components of nested class type candidate `j` (inside a
+    /// nested name being written). `false` when its template parameters
+    /// might mean something else here (nothing written).
+    fn write_components(&mut self, j: usize) -> Option<bool> {
+        let n = self.subs[j];
+        if n.has_param && (n.scope_start != self.scope || n.scope_end != self.scope) {
+            return Some(false);
+        }
+        let (cs, ce, _) = self.components_of(&n)?;
+        self.replay(cs, ce, n.sid, |p| p.components(None, true).map(|r| r.0))?;
+        Some(true)
     }
 
     /// Writes candidate `index`, which the output does not have, in full at a
@@ -1226,19 +1468,46 @@ impl<'a, 'b> Parser<'a, 'b> {
 
     // ---- template arguments and parameters ---------------------------------
 
+    /// `T_`, `T<n>_`, `TL<l>_..._`: the template argument it stands for
+    /// (LLVM resolves it as it parses it, and fails when it cannot), or its
+    /// text where LLVM does not resolve it (lambdas, constraints, forward
+    /// references). `last_param` says how to write the argument again.
     fn template_param(&mut self) -> Option<Sid> {
         let start = self.pos;
         self.need(b'T')?;
-        if self.eat(b'L') {
+        let nested = self.eat(b'L');
+        if nested {
             self.positive_integer()?;
             self.need(b'_')?;
         }
-        if !self.eat(b'_') {
-            self.positive_integer()?;
+        let index = if self.eat(b'_') {
+            0
+        } else {
+            let n = self.positive_integer()?.checked_add(1)?;
             self.need(b'_')?;
-        }
+            n
+        };
         self.note_param(start);
-        Some(self.text(start))
+        self.last_param = Bound::Opaque;
+        if nested
+            || self.incomplete > 0
+            || self.forward
+            || (self.in_lambda > 0 && self.lambda_explicit)
+        {
+            return Some(self.text(start));
+        }
+        if self.in_lambda > 0 && !self.level0 {
+            // A generic lambda's `auto` parameter (LLVM's rule: a level no
+            // list has yet, while a lambda's parameters are parsed).
+            self.last_param = Bound::Auto;
+            return Some(self.ids.text(b"auto"));
+        }
+        if !self.level0 {
+            return None;
+        }
+        let a = *self.outer.get(index)?;
+        self.last_param = a.bound;
+        Some(a.sid)
     }
 
     fn is_template_param_decl(&self) -> bool {
@@ -1260,7 +1529,12 @@ impl<'a, 'b> Parser<'a, 'b> {
         self.pos += 2;
         let inner = match k {
             b'y' => 0,
-            b'k' => self.name(None)?,
+            b'k' => {
+                self.incomplete += 1;
+                let n = self.name(None);
+                self.incomplete -= 1;
+                n?
+            }
             b'n' => self.parse_type()?,
             b't' => {
                 let saved = self.scope;
@@ -1281,7 +1555,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             let d = self.template_param_decl()?;
             l = self.list(l, d);
             if self.eat(b'Q') {
-                let r = self.expr()?;
+                let r = self.constraint()?;
                 self.need(b'E')?;
                 return Some(self.mk(tag::REQUIRES, l, r));
             }
@@ -1294,14 +1568,21 @@ impl<'a, 'b> Parser<'a, 'b> {
     fn template_args(&mut self, tagged: bool) -> Option<Sid> {
         self.need(b'I')?;
         if tagged {
+            // These become the template parameters.
             self.new_scope();
+            self.level0 = true;
+            self.outer.clear();
         }
         let mut l = 0;
         while !self.eat(b'E') {
             let a = self.template_arg()?;
+            if tagged {
+                let bound = self.last_arg;
+                self.outer.push(Arg { sid: a, bound });
+            }
             l = self.list(l, a);
             if self.eat(b'Q') {
-                let r = self.expr()?;
+                let r = self.constraint()?;
                 self.need(b'E')?;
                 l = self.mk(tag::REQUIRES, l, r);
                 break;
@@ -1318,6 +1599,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     }
 
     fn template_arg_body(&mut self) -> Option<Sid> {
+        self.last_arg = Bound::Opaque;
         match self.look(0) {
             b'X' => {
                 self.pos += 1;
@@ -1340,7 +1622,10 @@ impl<'a, 'b> Parser<'a, 'b> {
                 self.need(b'E')?;
                 Some(e)
             }
-            b'L' => self.expr_primary(),
+            b'L' => {
+                self.last_arg = Bound::Opaque;
+                self.expr_primary()
+            }
             b'T' if self.is_template_param_decl() => {
                 // The declaration is parsed (its candidates count in the
                 // input) and not written; the argument stands for the pair.
@@ -1354,7 +1639,11 @@ impl<'a, 'b> Parser<'a, 'b> {
                 self.removed += 1;
                 self.template_arg()
             }
-            _ => self.parse_type(),
+            _ => {
+                let t = self.parse_type()?;
+                self.last_arg = self.last_type;
+                Some(t)
+            }
         }
     }
 
@@ -1371,6 +1660,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         let start = self.pos;
         let scope = self.scope;
         let c = self.look(0);
+        let mut param = None;
         let t = match c {
             b'r' | b'V' | b'K' => {
                 let mut k = 0;
@@ -1391,7 +1681,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             b'v' | b'w' | b'b' | b'c' | b'a' | b'h' | b's' | b't' | b'i' | b'j' | b'l' | b'm'
             | b'x' | b'y' | b'n' | b'o' | b'f' | b'd' | b'e' | b'g' | b'z' => {
                 self.pos += 1;
-                return Some(self.text(start));
+                return Some(self.builtin(start));
             }
             b'u' => {
                 self.pos += 1;
@@ -1407,7 +1697,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             b'D' => match self.look(1) {
                 b'd' | b'e' | b'f' | b'h' | b'i' | b's' | b'u' | b'a' | b'c' | b'n' => {
                     self.pos += 2;
-                    return Some(self.text(start));
+                    return Some(self.builtin(start));
                 }
                 b'F' => {
                     self.pos += 2;
@@ -1415,13 +1705,13 @@ impl<'a, 'b> Parser<'a, 'b> {
                         self.number(false);
                         self.need(b'_')?;
                     }
-                    return Some(self.text(start));
+                    return Some(self.builtin(start));
                 }
                 b'A' | b'R' => {
                     let k = self.look(2);
                     self.pos += 3;
                     matches!(k, b's' | b't' | b'i' | b'j' | b'l' | b'm').then_some(())?;
-                    return Some(self.text(start));
+                    return Some(self.builtin(start));
                 }
                 b'S' => {
                     self.pos += 2;
@@ -1431,7 +1721,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                     let k = self.look(2);
                     self.pos += 3;
                     matches!(k, b's' | b't' | b'i' | b'j' | b'l' | b'm').then_some(())?;
-                    return Some(self.text(start));
+                    return Some(self.builtin(start));
                 }
                 b'B' | b'U' => {
                     self.pos += 2;
@@ -1444,12 +1734,14 @@ impl<'a, 'b> Parser<'a, 'b> {
                     };
                     self.need(b'_')?;
                     let k = Sid::from(c);
+                    self.last_type = Bound::Opaque;
                     return Some(self.mk(tag::BIT_INT, k, size));
                 }
                 b'k' | b'K' => {
                     let k = Sid::from(self.look(1));
                     self.pos += 2;
                     let n = self.name(None)?;
+                    self.last_type = Bound::Opaque;
                     return Some(self.mk(tag::CONSTRAINED, k, n));
                 }
                 b't' | b'T' => self.decltype()?,
@@ -1478,6 +1770,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                     let a = self.template_args(false)?;
                     self.mk(tag::NAME_WITH_ARGS, p, a)
                 } else {
+                    param = Some(self.last_param);
                     p
                 }
             }
@@ -1499,13 +1792,34 @@ impl<'a, 'b> Parser<'a, 'b> {
                     return None;
                 } else {
                     // A substitution alone is not a new candidate.
+                    self.last_type = match self.last_ref {
+                        Some(i) => Bound::Cand(i),
+                        None => Bound::Text(start, self.pos),
+                    };
                     return Some(sid);
                 }
             }
             _ => self.class_enum_type()?,
         };
-        self.push(t, start, Shape::Type, scope)?;
+        let out = self.write.then_some(self.out_subs);
+        self.push_as(t, start, Shape::Type, scope, param, out)?;
+        self.last_type = if self.replay {
+            Bound::Opaque
+        } else {
+            Bound::Cand(self.subs.len() - 1)
+        };
         Some(t)
+    }
+
+    /// A builtin type from `start` to here: its text, which is written again
+    /// as it is.
+    fn builtin(&mut self, start: usize) -> Sid {
+        self.last_type = Bound::Text(start, self.pos);
+        if &self.s[start..self.pos] == b"Da" {
+            // Printed as a generic lambda's parameters are.
+            return self.ids.text(b"auto");
+        }
+        self.text(start)
     }
 
     fn qualified_type(&mut self) -> Option<Sid> {
@@ -2157,4 +2471,20 @@ mod tests {
         assert_eq!(kernel_name("plain_c.kd"), "plain_c");
         assert_eq!(kernel_name("_Znot mangled"), "_Znot mangled");
     }
+}
+
+#[doc(hidden)]
+pub fn debug_table(name: &str) -> Vec<String> {
+    let mut ids = Interner::default();
+    let mut steps = 0;
+    let mut p = Parser::new(name.as_bytes(), &mut ids, &mut steps, false);
+    let r = p.mangled_name();
+    let mut v: Vec<String> = p
+        .subs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{i}: {:?} {}", c.shape, &name[c.start..c.end]))
+        .collect();
+    v.push(format!("ok={}", r.is_some()));
+    v
 }
