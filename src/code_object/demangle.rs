@@ -125,14 +125,18 @@ pub struct Rewritten {
 /// when nothing needs rewriting, the name is not understood, or the result
 /// cannot be shown to denote the same name.
 pub fn rewrite_for_cpp_demangle(name: &str) -> Option<Rewritten> {
+    let mut steps = 0;
+    rewrite(name, &mut steps)
+}
+
+fn rewrite(name: &str, steps: &mut u32) -> Option<Rewritten> {
     let s = name.as_bytes();
     if s.len() > MAX_NAME_LEN {
         return None;
     }
     let mut ids = Interner::default();
-    let mut steps = 0;
     let (root, out, declarations, workarounds) = {
-        let mut p = Parser::new(s, &mut ids, &mut steps, true);
+        let mut p = Parser::new(s, &mut ids, steps, true);
         let root = p.mangled_name()?;
         p.flush()?;
         (root, std::mem::take(&mut p.out), p.removed, p.workarounds)
@@ -141,7 +145,7 @@ pub fn rewrite_for_cpp_demangle(name: &str) -> Option<Rewritten> {
         return None;
     }
     // The output on its own: no declaration left, the same tree.
-    let mut q = Parser::new(&out, &mut ids, &mut steps, false);
+    let mut q = Parser::new(&out, &mut ids, steps, false);
     let again = q.mangled_name()?;
     if q.removed != 0 || again != root {
         return None;
@@ -2462,6 +2466,21 @@ impl<'a, 'b> Parser<'a, 'b> {
 mod tests {
     use super::*;
 
+    /// The rewritten name and what was done, or `None`.
+    fn rw(name: &str) -> Option<(String, usize, usize)> {
+        rewrite_for_cpp_demangle(name).map(|r| (r.name, r.declarations, r.workarounds))
+    }
+
+    /// Each case: the name, its rewriting, and our text, which llvm-cxxfilt-21
+    /// prints for the original name up to presentation (docs/CODE_OBJECTS.md;
+    /// checked when these cases were written, and for real names by
+    /// tests/demangle_corpus.rs).
+    fn case(name: &str, rewritten: &str, text: &str) {
+        let (out, _, _) = rw(name).unwrap_or_else(|| panic!("{name} is not rewritten"));
+        assert_eq!(out, rewritten, "{name}");
+        assert_eq!(demangle(name).as_deref(), Some(text), "{name}");
+    }
+
     #[test]
     fn plain_names_are_demangled_by_cpp_demangle() {
         assert_eq!(
@@ -2470,21 +2489,331 @@ mod tests {
         );
         assert_eq!(kernel_name("plain_c.kd"), "plain_c");
         assert_eq!(kernel_name("_Znot mangled"), "_Znot mangled");
+        // Nothing to rewrite: no declaration, nothing cpp_demangle misreads.
+        assert_eq!(rw("_Z4vaddPKfS0_Pfi"), None);
+        assert_eq!(rw("_ZN1a1fINS_1BEEEvT_"), None);
     }
-}
 
-#[doc(hidden)]
-pub fn debug_table(name: &str) -> Vec<String> {
-    let mut ids = Interner::default();
-    let mut steps = 0;
-    let mut p = Parser::new(name.as_bytes(), &mut ids, &mut steps, false);
-    let r = p.mangled_name();
-    let mut v: Vec<String> = p
-        .subs
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{i}: {:?} {}", c.shape, &name[c.start..c.end]))
-        .collect();
-    v.push(format!("ok={}", r.is_some()));
-    v
+    #[test]
+    fn every_kind_of_template_parameter_declaration_is_removed() {
+        case("_Z1fITyiEvv", "_Z1fIiEvv", "void f<int>()");
+        case("_Z1fITnDaLi1EEvv", "_Z1fILi1EEvv", "void f<1>()");
+        case(
+            "_Z1fITpTnDaJLi1ELi2EEEvv",
+            "_Z1fIJLi1ELi2EEEvv",
+            "void f<1, 2>()",
+        );
+        case("_Z1fITtTyEN1a1BEEvv", "_Z1fIN1a1BEEvv", "void f<a::B>()");
+        case("_Z1fITk1CiEvv", "_Z1fIiEvv", "void f<int>()");
+        assert_eq!(rw("_Z1fITyiEvv").map(|r| r.1), Some(1));
+    }
+
+    #[test]
+    fn an_auto_declaration_before_an_address_of_a_function_is_removed() {
+        // clang 21's mangling of ns::g<&f>() and the pre-clang-17 one.
+        case(
+            "_ZN2ns1gITnDaXadL_Z1fvEEEEvv",
+            "_ZN2ns1gIXadL_Z1fvEEEEvv",
+            // llvm-cxxfilt: void ns::g<&f>(); cpp_demangle prints the
+            // function's parameter list in the address-of.
+            "void ns::g<&f()>()",
+        );
+        let rocrand = "_ZN12rocrand_impl6system6detail14kernel_wrapperITnDaXadL_ZNS_4host12generate_mrgINS3_23default_config_providerIL16rocrand_rng_type402EEELb0EN14rocrand_device15mrg32k3a_engineEfNS3_30mrg_engine_normal_distributionIfS9_EEEEv4dim3SC_SC_SC_PT1_jPT2_mT3_EES7_fLb0EJPS9_jPfmSB_EEEvDpT3_";
+        let (out, decls, _) = rw(rocrand).unwrap();
+        // No substitution counts past the declaration's `Da`: only it goes.
+        assert_eq!(out, rocrand.replacen("ITnDaX", "IX", 1));
+        assert_eq!(decls, 1);
+        assert!(demangle(rocrand).unwrap().starts_with(
+            "void rocrand_impl::system::detail::kernel_wrapper<&void rocrand_impl::host::generate_mrg<"
+        ));
+    }
+
+    #[test]
+    fn references_after_a_removed_type_are_renumbered() {
+        // f<(a::B)0>(a::C, a::B, a::C): the declared type a::B adds a and
+        // a::B; `S0_` (a) and `S1_` (a::B) name candidates the output does
+        // not have, so they are written out; `S2_` (a::C) becomes `S1_`.
+        case(
+            "_Z1fITnN1a1BELi0EEvNS0_1CES1_S2_",
+            "_Z1fILi0EEvN1a1CEN1a1BES1_",
+            "void f<0>(a::C, a::B, a::C)",
+        );
+        // Across the S9_/SA_ boundary of the base-36 numbers.
+        case(
+            "_Z1fITnN1a1BELi0EEv1C1D1E1F1G1H1I1J1K1L1M1NSD_S_",
+            "_Z1fILi0EEv1C1D1E1F1G1H1I1J1K1L1M1NSB_S_",
+            "void f<0>(C, D, E, F, G, H, I, J, K, L, M, N, N, f)",
+        );
+        // References to candidates before the declaration keep their number.
+        case(
+            "_Z1fI1ATnNS_1BELi0EEvS_S0_S1_",
+            "_Z1fI1ALi0EEvS_S0_NS_1BE",
+            "void f<A, 0>(f, A, f::B)",
+        );
+    }
+
+    #[test]
+    fn a_removed_candidate_is_written_out_in_the_production_its_reference_stands_for() {
+        // A prefix (a::B) written as a type needs N...E; a single component
+        // (a) does not; a qualified type is written with its qualifier.
+        case(
+            "_Z1fITnRKN1a1BELi0EEvS2_S1_S0_",
+            "_Z1fILi0EEvKN1a1BEN1a1BE1a",
+            "void f<0>(a::B const, a::B, a)",
+        );
+        // As the first component of a nested name.
+        case(
+            "_ZN1a1fITnNS_1BELi0EEEvNS1_1CE",
+            "_ZN1a1fILi0EEEvNS_1B1CE",
+            "void a::f<0>(a::B::C)",
+        );
+        // A template parameter of the declared type, in the same scope.
+        case(
+            "_Z1fIiTnPT_LDnEEvS0_",
+            "_Z1fIiLDnEEvT_",
+            "void f<int, nullptr>(int)",
+        );
+    }
+
+    #[test]
+    fn rocsolver_enable_if_declarations_followed_by_references_are_lowered() {
+        // set_diag-like: `PS6_` names the `T_` inside the declared
+        // enable_if type.
+        let name = "_ZN9rocsolver6v32802L11scalar_caseIdPKPdTnNSt9enable_ifIXnt18rocblas_is_complexIT_EEiE4typeELi0EEEv14rocblas_evect_T0_lPS6_li";
+        case(
+            name,
+            "_ZN9rocsolver6v32802L11scalar_caseIdPKPdLi0EEEv14rocblas_evect_T0_lPT_li",
+            "void rocsolver::v32802::scalar_case<double, double* const*, 0>(rocblas_evect_, \
+             double* const*, long, double*, long, int)",
+        );
+    }
+
+    #[test]
+    fn references_cpp_demangle_misreads_are_rewritten() {
+        // A template parameter of a local entity's encoding (g's T_ = int),
+        // referenced from f's parameters: cpp_demangle would resolve it
+        // against f's arguments.
+        case(
+            "_Z1fIZ1gIiEvT_EUlvE_EvS1_",
+            "_Z1fIZ1gIiEvT_EUlvE_Evi",
+            "void f<void g<int>(int)::{lambda()#1}>(int)",
+        );
+        // A nested class type as a prefix under a pointer: cpp_demangle
+        // would print a::B*::c.
+        case(
+            "_Z1fIN1a1BEEvPNT_1cE",
+            "_Z1fIN1a1BEEvPN1a1B1cE",
+            "void f<a::B>(a::B::c*)",
+        );
+        case(
+            "_Z1fIN1a1BEEvPNS1_1cE",
+            "_Z1fIN1a1BEEvPN1a1B1cE",
+            "void f<a::B>(a::B::c*)",
+        );
+        // A generic lambda's auto parameter referenced outside it.
+        case(
+            "_Z1fIZ1gvEUlT_E_EvS0_",
+            "_Z1fIZ1gvEUlT_E_EvDa",
+            "void f<g()::{lambda(auto:1)#1}>(auto)",
+        );
+        // Both at once.
+        case(
+            "_ZN1a1fITnDaXadL_ZNS_1gIiEEvT_EEEEvS2_",
+            "_ZN1a1fIXadL_ZNS_1gIiEEvT_EEEEvi",
+            "void a::f<&void a::g<int>(int)>(int)",
+        );
+        assert_eq!(rw("_Z1fIZ1gIiEvT_EUlvE_EvS1_").map(|r| r.2), Some(1));
+    }
+
+    #[test]
+    fn a_lambda_template_parameter_list_is_kept() {
+        // LLVM prints a lambda's own template parameters ('lambda'<typename
+        // $T>): nothing is removed.
+        assert_eq!(
+            rw("_ZZ1fvENKUlTyT_E_clIiEEDaS_").map(|r| r.1).unwrap_or(0),
+            0
+        );
+    }
+
+    #[test]
+    fn tn_inside_an_identifier_is_never_touched() {
+        assert_eq!(rw("_Z7xTnDaXyv"), None);
+        assert_eq!(kernel_name("_Z7xTnDaXyv"), "xTnDaXy()");
+    }
+
+    #[test]
+    fn substitution_numbers_are_written_in_base_36() {
+        let mut ids = Interner::default();
+        let mut steps = 0;
+        let mut p = Parser::new(b"", &mut ids, &mut steps, true);
+        for (k, want) in [
+            (0, "S_"),
+            (1, "S0_"),
+            (10, "S9_"),
+            (11, "SA_"),
+            (36, "SZ_"),
+            (37, "S10_"),
+            (1296, "SZZ_"),
+            (1297, "S100_"),
+        ] {
+            p.out.clear();
+            p.put_ref(k).unwrap();
+            assert_eq!(String::from_utf8_lossy(&p.out), want);
+        }
+    }
+
+    #[test]
+    fn names_that_cannot_be_rewritten_soundly_are_left_alone() {
+        // An invalid reference (S3_: there is no fifth candidate), as LLVM.
+        assert_eq!(rw("_Z1fITnN1a1BELi0EEvNS0_1CES1_S3_"), None);
+        assert_eq!(
+            kernel_name("_Z1fITnN1a1BELi0EEvNS0_1CES1_S3_"),
+            "_Z1fITnN1a1BELi0EEvNS0_1CES1_S3_"
+        );
+        // A declared type holding a template parameter of g's encoding,
+        // referenced from f's parameters, where T_ means f's: not written out.
+        assert_eq!(rw("_Z1fIiXadL_Z1gIjTnPT_LDnEEvvEEEvS2_"), None);
+        for bad in [
+            "_ZN1aITkDaEEv",
+            "_ZN1aE",
+            "_Z1aITnQ1E",
+            "_ZZZZ",
+            "_Z99a",
+            "_ZW1mE1fv",
+        ] {
+            assert_eq!(rw(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn deeply_nested_names_are_demangled_with_a_higher_limit() {
+        // A rocThrust kernel deeper than cpp_demangle's default limit.
+        let name = "_ZN6thrust11hip_rocprim14__parallel_for6kernelILj256ENS0_11__transform17unary_transform_fINS_12zip_iteratorINS_5tupleINS_17counting_iteratorIjNS_11use_defaultES8_S8_EENS5_INS6_INS5_INS6_INS_20permutation_iteratorINS_6detail15normal_iteratorINS_10device_ptrIiEEEENSC_INSD_IjEEEEEESI_NS_9null_typeESJ_SJ_SJ_SJ_SJ_SJ_SJ_EEEESL_SJ_SJ_SJ_SJ_SJ_SJ_SJ_SJ_EEEESJ_SJ_SJ_SJ_SJ_SJ_SJ_SJ_EEEENSC_INSD_IbEEEENS3_14no_stencil_tagE18NestedFunctionCallNS3_21always_true_predicateEEElLj1EEEvT0_T1_SX_";
+        assert!(cpp_demangle::Symbol::new(name.as_bytes()).is_err());
+        let text = demangle(name).expect("demangled");
+        assert!(
+            text.starts_with("void thrust::hip_rocprim::__parallel_for::kernel<"),
+            "{text}"
+        );
+        assert!(text.ends_with(", long, long)"), "{text}");
+    }
+
+    /// Pathological nesting: never a stack overflow (run on a small stack),
+    /// always within the step bound.
+    #[test]
+    fn hostile_nesting_stays_within_the_depth_and_step_bounds() {
+        let inputs: Vec<String> = [1usize, 10, 100, 190, 200, 1000, 20_000]
+            .iter()
+            .flat_map(|&k| {
+                [
+                    format!("_Z1f{}i", "P".repeat(k)),
+                    format!("_Z1fI{}iEEvv", "N1aI".repeat(k)) + &"EE".repeat(k),
+                    format!("_Z1fIX{}Li1E{}EEvv", "plLi1E".repeat(k), ""),
+                    format!("_Z1fI{}iEEvv", "PFv".repeat(k)),
+                    format!("_Z1fITnDa{}", "L_Z1gIXadL_Z".repeat(k)),
+                    format!("_Z1fITn{}iLi0EEvS_", "U1q".repeat(k)),
+                    format!("_Z1fITnN{}1aELi0EEv{}", "1a".repeat(k), "S_".repeat(k)),
+                ]
+            })
+            .collect();
+        std::thread::Builder::new()
+            .stack_size(if cfg!(debug_assertions) {
+                4 << 20
+            } else {
+                1 << 20
+            })
+            .spawn(move || {
+                for i in &inputs {
+                    let mut steps = 0;
+                    if let Some(r) = rewrite(i, &mut steps) {
+                        assert!(r.name.len() <= MAX_NAME_LEN);
+                    }
+                    assert!(steps <= MAX_STEPS + 2 * MAX_DEPTH, "{steps}");
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        // Longer than the limit: not looked at.
+        let long = format!("_Z1f{}v", "i".repeat(MAX_NAME_LEN));
+        assert_eq!(rw(&long), None);
+        assert_eq!(demangle(&long), None);
+    }
+
+    /// Random mutations of real names (deterministic): no panic, output and
+    /// steps within bounds, and a rewritten name parses to a rewriting that
+    /// needs no declaration removed.
+    #[test]
+    fn mutated_real_names_never_panic_and_stay_within_bounds() {
+        let seeds = [
+            "_ZN12rocrand_impl6system6detail14kernel_wrapperITnDaXadL_ZNS_4host12generate_mrgINS3_23default_config_providerIL16rocrand_rng_type402EEELb0EN14rocrand_device15mrg32k3a_engineEfNS3_30mrg_engine_normal_distributionIfS9_EEEEv4dim3SC_SC_SC_PT1_jPT2_mT3_EES7_fLb0EJPS9_jPfmSB_EEEvDpT3_",
+            "_ZN9rocsolver6v32802L11scalar_caseIdPKPdTnNSt9enable_ifIXnt18rocblas_is_complexIT_EEiE4typeELi0EEEv14rocblas_evect_T0_lPS6_li",
+            "_ZN7rocprim6detail16transform_kernelINS0_24wrapped_transform_configINS_14default_configE12hip_bfloat16EES4_NS_18transform_iteratorINS_17counting_iteratorImlEEZNS0_24adjacent_difference_implIS3_Lb1ELb0EPS4_PfNS_5minusIvEEEE10hipError_tPvRmT2_T3_mT4_P12ihipStream_tbEUlmE_S4_EESA_NS_8identityIvEEEEvT1_mSH_SI_",
+            "_ZN7rocprim6detail31init_lookback_scan_state_kernelINS0_19lookback_scan_stateI11FixedVectorIiLj1EELb0ELb1EEEEEvT_jjPNS6_10value_typeE",
+            "_Z20hiprand_sobol_kernelI19hiprandStateSobol32jEvPT0_PAmlstS1_Li8E_S1_m",
+            "_Z16warp_scan_kernelI12hip_bfloat16Lj256ELj64EENSt9enable_ifIXntsr10test_utilsE35device_test_enabled_for_warp_size_vIXT1_EEEvE4typeEPT_S5_S5_S4_",
+            "_ZN12_GLOBAL__N_120geam_min_plus_kernelIDF16_Dv2_DF16_S1_Li32ELi8ELi128ELi128ELi4ELi4ELi64ELi4ELi64ELc84ELc78ELb0ELb0ELb1EDF16_KDF16_DF16_EEviiiT16_PT17_ilS5_ilS3_S5_ilPT18_ili26rocblas_geam_ex_operation_",
+            "_ZN7rocprim6detail18single_scan_kernelILb0ENS0_19wrapped_scan_configINS_14default_configE12hip_bfloat16EEPS4_S6_Z20test_reproducibilityINS_4plusIS4_EEZN45RocprimLookbackReproducibilityTests_Scan_TestI10TestParamsIS4_S9_EE8TestBodyEvEUlT_E_EvSE_T0_EUlSE_SG_E_S4_S4_EEvT1_mT4_T2_T3_",
+        ];
+        let alphabet = b"NESIJXLTZDdtnypkS_0123456789aviPKRFfsEEEIIT_S0_";
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let iterations = if cfg!(debug_assertions) {
+            3_000
+        } else {
+            30_000
+        };
+        for _ in 0..iterations {
+            let seed = seeds[(next() % seeds.len() as u64) as usize].as_bytes();
+            let mut v = seed.to_vec();
+            for _ in 0..1 + next() % 4 {
+                let len = v.len().max(1);
+                let at = (next() as usize) % len;
+                match next() % 5 {
+                    0 => {
+                        if at < v.len() {
+                            v[at] = alphabet[(next() as usize) % alphabet.len()];
+                        }
+                    }
+                    1 => v.insert(
+                        at.min(v.len()),
+                        alphabet[(next() as usize) % alphabet.len()],
+                    ),
+                    2 => {
+                        let end = (at + 1 + (next() as usize) % 8).min(v.len());
+                        v.drain(at.min(end)..end);
+                    }
+                    3 => {
+                        let end = (at + 1 + (next() as usize) % 24).min(v.len());
+                        let chunk = v[at.min(end)..end].to_vec();
+                        let to = (next() as usize) % (v.len() + 1);
+                        v.splice(to..to, chunk);
+                    }
+                    _ => v.truncate(at),
+                }
+            }
+            let Ok(name) = String::from_utf8(v) else {
+                continue;
+            };
+            let mut steps = 0;
+            if let Some(r) = rewrite(&name, &mut steps) {
+                assert!(r.name.len() <= MAX_NAME_LEN);
+                assert!(r.declarations + r.workarounds > 0);
+                // Its declarations are gone.
+                let mut again = 0;
+                assert_eq!(
+                    rewrite(&r.name, &mut again).map_or(0, |r| r.declarations),
+                    0,
+                    "{name}"
+                );
+            }
+            assert!(steps <= MAX_STEPS + 2 * MAX_DEPTH, "{name}: {steps} steps");
+            let _ = kernel_name(&name);
+        }
+    }
 }
