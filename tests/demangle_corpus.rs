@@ -12,8 +12,8 @@
 //! rocSPARSE (HIP 5.2, clang 15: judged by llvm-cxxfilt-15). Extracting it
 //! reads about 15 GB; the symbol lists are cached per file (path, size,
 //! modification time) under the target directory, so only the first run
-//! pays for that (about 10 minutes on this project's machine; later runs
-//! take seconds).
+//! pays for that (4.3 minutes measured on this project's machine with much
+//! of it in the page cache; later runs take about 10 seconds).
 //!
 //! A missing chroot, package or tool is a failure that says what to install,
 //! never a skip.
@@ -570,7 +570,7 @@ fn presentation(ours: &str) -> String {
 fn lambdas(lambda: &Regex, s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut at = 0;
-    while let Some(m) = lambda.find_at(&s, at) {
+    while let Some(m) = lambda.find_at(s, at) {
         out.push_str(&s[at..m.start()]);
         let mut depth = 1;
         let mut j = m.end();
