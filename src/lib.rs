@@ -9,6 +9,7 @@
 //! | [`aql`] | pure packet parser/validator and queue processor over traits | no |
 //! | [`capture`] | versioned binary capture format: background writer, bounded reader | no |
 //! | [`code_object`] | bounded AMDGPU ELF reader: symbols, kernel descriptors, load images with relocations | no |
+//! | [`kernargs`] | kernarg blocks decoded with `.args` metadata, signature types and DWARF names; pointer checks over an allocation table | no |
 //! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
 //! | [`report`] | the report view: labels, names and rows of captured records, shared by `cli` and `diff` | no |
 //! | [`diff`] | normalising and comparing dispatch streams from captures and rocprof outputs | no |
@@ -34,6 +35,7 @@ pub mod config;
 pub mod diff;
 pub mod input;
 pub mod isa;
+pub mod kernargs;
 pub mod report;
 
 #[allow(unsafe_code)]

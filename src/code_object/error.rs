@@ -136,6 +136,8 @@ pub enum CodeObjectError {
     /// [`MAX_METADATA_TOTAL_BYTES`](super::MAX_METADATA_TOTAL_BYTES)); the
     /// notes after the limit are not decoded.
     TooManyMetadataNotes { limit: u64 },
+    /// `e_shstrndx` names no section with file bytes, so no section has a name.
+    BadSectionNameTable { index: u64 },
 }
 
 impl CodeObjectError {
@@ -218,6 +220,9 @@ impl fmt::Display for CodeObjectError {
                 f,
                 "section {index}: bytes [{offset}, +{size}) lie outside the file"
             ),
+            BadSectionNameTable { index } => {
+                write!(f, "e_shstrndx {index} names no section name table")
+            }
             BadSectionLink { index, link } => {
                 write!(
                     f,

@@ -44,6 +44,9 @@ pub struct KernelMetadata {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct KernelArg {
     pub name: Option<String>,
+    /// `.type_name`, e.g. `float*` (OpenCL code objects carry it; HIP's
+    /// usually do not).
+    pub type_name: Option<String>,
     pub offset: u64,
     pub size: u64,
     /// `.value_kind`, e.g. `global_buffer`, `by_value`, `hidden_global_offset_x`.
@@ -128,6 +131,7 @@ fn kernel(v: &Value<'_>, index: usize) -> Result<KernelMetadata, CodeObjectError
         }
         args.push(KernelArg {
             name: arg.string(".name")?,
+            type_name: arg.string(".type_name")?,
             offset: arg.required(".offset", Keys::uint)?,
             size: arg.required(".size", Keys::uint)?,
             value_kind: arg.required(".value_kind", Keys::string)?,

@@ -336,6 +336,63 @@ pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
     })
 }
 
+/// The file bytes of the section named `name` (e.g. `.debug_info`) of an
+/// AMDGPU code object, `None` when it has no such section (or the section
+/// occupies no file bytes). Only the ELF header and the section headers are
+/// read, with the bounds [`parse`] applies; the first section of that name wins.
+/// For sections the loader does not use: the DWARF sections of a `-g` build
+/// (see `crate::kernargs::dwarf`).
+pub fn section_named<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, CodeObjectError> {
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(CodeObjectError::TooLarge {
+            size: bytes.len() as u64,
+            limit: MAX_FILE_SIZE,
+        });
+    }
+    if bytes.get(..4) != Some(&ELF_MAGIC[..]) {
+        return Err(CodeObjectError::NotElf);
+    }
+    let ehdr: &[u8; EHDR_SIZE] = bytes.first_chunk().ok_or(CodeObjectError::Truncated {
+        what: "ELF header",
+        offset: 0,
+    })?;
+    let h = FileHeader::read(ehdr);
+    let (class, data) = (h.ident[4], h.ident[5]);
+    if class != ELFCLASS64 || data != ELFDATA2LSB {
+        return Err(CodeObjectError::Not64BitLittleEndian { class, data });
+    }
+    if h.e_machine != EM_AMDGPU {
+        return Err(CodeObjectError::NotAmdgpu {
+            machine: h.e_machine,
+        });
+    }
+    let sections = section_headers(bytes, &h)?;
+    if sections.is_empty() {
+        return Ok(None);
+    }
+    let names_index = match h.e_shstrndx {
+        SHN_XINDEX => u64::from(sections[0].hdr.sh_link),
+        n => u64::from(n),
+    };
+    let names = usize::try_from(names_index)
+        .ok()
+        .and_then(|i| sections.get(i))
+        .filter(|s| s.hdr.has_file_bytes())
+        .map(|s| section_bytes(bytes, s))
+        .ok_or(CodeObjectError::BadSectionNameTable { index: names_index })?;
+    let want = name.as_bytes();
+    Ok(sections
+        .iter()
+        .find(|s| {
+            usize::try_from(s.hdr.sh_name)
+                .ok()
+                .and_then(|at| names.get(at..at.checked_add(want.len() + 1)?))
+                .is_some_and(|n| &n[..want.len()] == want && n[want.len()] == 0)
+        })
+        .filter(|s| s.hdr.has_file_bytes())
+        .map(|s| section_bytes(bytes, s)))
+}
+
 fn features(abi_version: u8, flags: u32) -> (Feature, Feature) {
     if abi_version == 1 {
         // v3: one bit each, set means on. Clear means off, or that the

@@ -1,0 +1,489 @@
+//! Pointer arguments checked against the runtime's allocations, at launch.
+//!
+//! Pure: the runtime implements [`AllocationTable`] over what it knows (its
+//! own allocations in virtual mode; what passes through the shim in intercept
+//! and observe mode), and [`check_pointer`] says what one `global_buffer`
+//! argument's address is, as a [`PointerFinding`] with a stable snake_case
+//! [`code`](PointerFinding::code). A finding never changes what happens to
+//! the packet.
+
+use serde::Serialize;
+
+use super::decode::{ArgValue, DecodedArgs};
+
+/// What the runtime knows about one allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    /// The runtime's number for it (stable for the process's life).
+    pub id: u64,
+    pub base: u64,
+    pub size: u64,
+    /// The agent whose memory it is (its handle), or `None` for system
+    /// memory (host allocations, registered or locked host memory).
+    pub owner: Option<u64>,
+    /// When it was freed: the runtime's event sequence number. `None` while live.
+    pub freed_at: Option<u64>,
+}
+
+impl Allocation {
+    /// The address one past its last byte (saturating).
+    pub fn end(&self) -> u64 {
+        self.base.saturating_add(self.size)
+    }
+
+    pub fn contains(&self, address: u64) -> bool {
+        address >= self.base && address < self.end()
+    }
+}
+
+/// The runtime's allocation table, as the checker needs it.
+pub trait AllocationTable {
+    /// The allocation whose `[base, base + size)` holds `address`: a live one
+    /// if any (a freed range may have been handed out again), else the most
+    /// recently freed one.
+    fn find(&self, address: u64) -> Option<Allocation>;
+
+    /// The live allocation with the highest end at or below `address`, for
+    /// naming the allocation a pointer lies just past. The default knows none.
+    fn preceding(&self, _address: u64) -> Option<Allocation> {
+        None
+    }
+
+    /// Whether `agent` may access `allocation` (its own memory, or access
+    /// granted with `hsa_amd_agents_allow_access`, or system memory that is
+    /// registered, locked or allocated from a fine-grained pool).
+    fn accessible(&self, allocation: &Allocation, agent: u64) -> bool;
+
+    /// Whether `address` is host memory of the process (heap, stack, a
+    /// mapping) that was never registered or locked. The default cannot tell.
+    fn pageable_host(&self, _address: u64) -> bool {
+        false
+    }
+}
+
+/// What a pointer argument's address is. Every variant has a stable
+/// [`code`](Self::code); only [`PointerFinding::InAllocation`] is clean.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum PointerFinding {
+    /// Inside a live allocation the agent may access: which, at what offset,
+    /// how many bytes remain from the address to its end.
+    #[serde(rename = "pointer_in_allocation")]
+    InAllocation {
+        allocation: u64,
+        offset: u64,
+        remaining: u64,
+    },
+    /// The null pointer.
+    #[serde(rename = "pointer_null")]
+    Null,
+    /// Inside an allocation that was freed (use after free), and when.
+    #[serde(rename = "pointer_use_after_free")]
+    UseAfterFree {
+        allocation: u64,
+        offset: u64,
+        freed_at: u64,
+    },
+    /// At or past the end of a live allocation, within its size again: a
+    /// pointer off the end of an array (`past` bytes past its end).
+    #[serde(rename = "pointer_past_end")]
+    PastEnd {
+        allocation: u64,
+        size: u64,
+        past: u64,
+    },
+    /// Pageable host memory that was never registered or locked.
+    #[serde(rename = "pointer_pageable_host")]
+    PageableHost,
+    /// Memory of another agent (`owner`, or system memory when `None`) to
+    /// which the dispatching agent was not granted access.
+    #[serde(rename = "pointer_no_access")]
+    NoAccess {
+        allocation: u64,
+        offset: u64,
+        owner: Option<u64>,
+        agent: u64,
+    },
+    /// Nothing the runtime knows.
+    #[serde(rename = "pointer_unknown")]
+    Unknown,
+}
+
+impl PointerFinding {
+    /// Every code, in the order of the variants.
+    pub const CODES: [&'static str; 7] = [
+        "pointer_in_allocation",
+        "pointer_null",
+        "pointer_use_after_free",
+        "pointer_past_end",
+        "pointer_pageable_host",
+        "pointer_no_access",
+        "pointer_unknown",
+    ];
+
+    /// The stable snake_case reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PointerFinding::InAllocation { .. } => "pointer_in_allocation",
+            PointerFinding::Null => "pointer_null",
+            PointerFinding::UseAfterFree { .. } => "pointer_use_after_free",
+            PointerFinding::PastEnd { .. } => "pointer_past_end",
+            PointerFinding::PageableHost => "pointer_pageable_host",
+            PointerFinding::NoAccess { .. } => "pointer_no_access",
+            PointerFinding::Unknown => "pointer_unknown",
+        }
+    }
+
+    /// Whether the finding reports a problem (all but `pointer_in_allocation`).
+    pub fn is_problem(&self) -> bool {
+        !matches!(self, PointerFinding::InAllocation { .. })
+    }
+
+    /// Short text for a call rendering: `(alloc 3 +0 of 4000 B)`,
+    /// `(null)`, `(freed alloc 3 +16, freed at #42)`, ...
+    pub fn annotation(&self, table_size: impl Fn(u64) -> Option<u64>) -> String {
+        match self {
+            PointerFinding::InAllocation {
+                allocation,
+                offset,
+                remaining,
+            } => {
+                let size = table_size(*allocation).unwrap_or(offset + remaining);
+                format!("(alloc {allocation} +{offset} of {size} B)")
+            }
+            PointerFinding::Null => "(null)".into(),
+            PointerFinding::UseAfterFree {
+                allocation,
+                offset,
+                freed_at,
+            } => format!("(freed alloc {allocation} +{offset}, freed at #{freed_at})"),
+            PointerFinding::PastEnd {
+                allocation,
+                size,
+                past,
+            } => format!("({past} B past the end of alloc {allocation} of {size} B)"),
+            PointerFinding::PageableHost => "(pageable host memory, not registered)".into(),
+            PointerFinding::NoAccess {
+                allocation, owner, ..
+            } => match owner {
+                Some(o) => format!("(alloc {allocation} of agent {o:#x}, no access granted)"),
+                None => format!("(alloc {allocation}, system memory, no access granted)"),
+            },
+            PointerFinding::Unknown => "(unknown)".into(),
+        }
+    }
+}
+
+/// What `address`, passed to a kernel dispatched on `agent`, is.
+///
+/// In order: null; inside an allocation (live: accessible or not; else
+/// freed); just past a live allocation (within its size again); pageable
+/// host memory; unknown.
+pub fn check_pointer<T: AllocationTable + ?Sized>(
+    table: &T,
+    agent: u64,
+    address: u64,
+) -> PointerFinding {
+    if address == 0 {
+        return PointerFinding::Null;
+    }
+    if let Some(a) = table.find(address).filter(|a| a.contains(address)) {
+        let offset = address - a.base;
+        return match a.freed_at {
+            Some(freed_at) => PointerFinding::UseAfterFree {
+                allocation: a.id,
+                offset,
+                freed_at,
+            },
+            None if !table.accessible(&a, agent) => PointerFinding::NoAccess {
+                allocation: a.id,
+                offset,
+                owner: a.owner,
+                agent,
+            },
+            None => PointerFinding::InAllocation {
+                allocation: a.id,
+                offset,
+                remaining: a.end() - address,
+            },
+        };
+    }
+    if let Some(a) = table
+        .preceding(address)
+        .filter(|a| a.freed_at.is_none() && a.size > 0 && address >= a.end())
+    {
+        let past = address - a.end();
+        if past < a.size {
+            return PointerFinding::PastEnd {
+                allocation: a.id,
+                size: a.size,
+                past,
+            };
+        }
+    }
+    if table.pageable_host(address) {
+        return PointerFinding::PageableHost;
+    }
+    PointerFinding::Unknown
+}
+
+/// A finding about one argument of a decoded block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ArgFinding {
+    /// The argument's position in `.args`.
+    pub index: usize,
+    pub address: u64,
+    #[serde(flatten)]
+    pub finding: PointerFinding,
+}
+
+/// Checks every `global_buffer` argument of a decoded block whose value is
+/// an address, in argument order.
+pub fn check_arguments<T: AllocationTable + ?Sized>(
+    table: &T,
+    agent: u64,
+    args: &DecodedArgs,
+) -> Vec<ArgFinding> {
+    args.args
+        .iter()
+        .filter(|a| a.kind == "global_buffer")
+        .filter_map(|a| match a.value {
+            ArgValue::Pointer(address) => Some(ArgFinding {
+                index: a.index,
+                address,
+                finding: check_pointer(table, agent, address),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An in-memory table: allocations in creation order; host ranges that
+    /// are pageable; (allocation, agent) access grants.
+    #[derive(Default)]
+    struct Table {
+        allocations: Vec<Allocation>,
+        pageable: Vec<(u64, u64)>,
+        grants: Vec<(u64, u64)>,
+    }
+
+    impl AllocationTable for Table {
+        fn find(&self, address: u64) -> Option<Allocation> {
+            let mut hits = self.allocations.iter().filter(|a| a.contains(address));
+            let all: Vec<&Allocation> = hits.by_ref().collect();
+            all.iter()
+                .find(|a| a.freed_at.is_none())
+                .or_else(|| all.iter().max_by_key(|a| a.freed_at))
+                .map(|a| (*a).clone())
+        }
+        fn preceding(&self, address: u64) -> Option<Allocation> {
+            self.allocations
+                .iter()
+                .filter(|a| a.freed_at.is_none() && a.end() <= address)
+                .max_by_key(|a| a.end())
+                .cloned()
+        }
+        fn accessible(&self, a: &Allocation, agent: u64) -> bool {
+            a.owner == Some(agent) || self.grants.contains(&(a.id, agent))
+        }
+        fn pageable_host(&self, address: u64) -> bool {
+            self.pageable
+                .iter()
+                .any(|&(b, s)| address >= b && address < b + s)
+        }
+    }
+
+    const GPU: u64 = 0x100;
+    const OTHER: u64 = 0x200;
+
+    fn alloc(id: u64, base: u64, size: u64, owner: u64, freed_at: Option<u64>) -> Allocation {
+        Allocation {
+            id,
+            base,
+            size,
+            owner: Some(owner),
+            freed_at,
+        }
+    }
+
+    fn table() -> Table {
+        Table {
+            allocations: vec![
+                alloc(1, 0x1000, 0x100, GPU, Some(7)),
+                alloc(3, 0x7f00_0000_1000, 4000, GPU, None),
+                alloc(4, 0x9000, 64, OTHER, None),
+                alloc(5, 0xa000, 64, OTHER, None),
+            ],
+            pageable: vec![(0x5555_0000, 0x1000)],
+            grants: vec![(5, GPU)],
+        }
+    }
+
+    #[test]
+    fn each_kind_of_address_gets_its_finding() {
+        let t = table();
+        let c = |addr| check_pointer(&t, GPU, addr);
+        assert_eq!(
+            c(0x7f00_0000_1000),
+            PointerFinding::InAllocation {
+                allocation: 3,
+                offset: 0,
+                remaining: 4000
+            }
+        );
+        assert_eq!(
+            c(0x7f00_0000_1000 + 3999),
+            PointerFinding::InAllocation {
+                allocation: 3,
+                offset: 3999,
+                remaining: 1
+            }
+        );
+        assert_eq!(c(0), PointerFinding::Null);
+        assert_eq!(
+            c(0x1010),
+            PointerFinding::UseAfterFree {
+                allocation: 1,
+                offset: 16,
+                freed_at: 7
+            }
+        );
+        assert_eq!(
+            c(0x7f00_0000_1000 + 4000),
+            PointerFinding::PastEnd {
+                allocation: 3,
+                size: 4000,
+                past: 0
+            }
+        );
+        assert_eq!(c(0x7f00_0000_1000 + 8000), PointerFinding::Unknown);
+        assert_eq!(c(0x5555_0010), PointerFinding::PageableHost);
+        assert_eq!(
+            c(0x9008),
+            PointerFinding::NoAccess {
+                allocation: 4,
+                offset: 8,
+                owner: Some(OTHER),
+                agent: GPU
+            }
+        );
+        assert!(!c(0xa000).is_problem(), "access was granted");
+        assert_eq!(c(0xdead_0000_0000), PointerFinding::Unknown);
+    }
+
+    #[test]
+    fn a_live_allocation_reusing_a_freed_range_wins() {
+        let mut t = table();
+        t.allocations.push(alloc(9, 0x1000, 0x100, GPU, None));
+        assert_eq!(
+            check_pointer(&t, GPU, 0x1000),
+            PointerFinding::InAllocation {
+                allocation: 9,
+                offset: 0,
+                remaining: 0x100
+            }
+        );
+    }
+
+    #[test]
+    fn a_table_with_only_the_required_methods_still_checks() {
+        struct Minimal;
+        impl AllocationTable for Minimal {
+            fn find(&self, a: u64) -> Option<Allocation> {
+                // A table that answers for the wrong range is not believed.
+                Some(alloc(1, a + 1, 8, GPU, None))
+            }
+            fn accessible(&self, _: &Allocation, _: u64) -> bool {
+                true
+            }
+        }
+        assert_eq!(check_pointer(&Minimal, GPU, 16), PointerFinding::Unknown);
+        let dyn_table: &dyn AllocationTable = &Minimal;
+        assert_eq!(check_pointer(dyn_table, GPU, 0), PointerFinding::Null);
+    }
+
+    #[test]
+    fn codes_are_stable_snake_case_and_serialise_as_the_code_field() {
+        let all = [
+            PointerFinding::InAllocation {
+                allocation: 1,
+                offset: 2,
+                remaining: 3,
+            },
+            PointerFinding::Null,
+            PointerFinding::UseAfterFree {
+                allocation: 1,
+                offset: 0,
+                freed_at: 9,
+            },
+            PointerFinding::PastEnd {
+                allocation: 1,
+                size: 4,
+                past: 0,
+            },
+            PointerFinding::PageableHost,
+            PointerFinding::NoAccess {
+                allocation: 1,
+                offset: 0,
+                owner: None,
+                agent: 2,
+            },
+            PointerFinding::Unknown,
+        ];
+        for (f, code) in all.iter().zip(PointerFinding::CODES) {
+            assert_eq!(f.code(), code);
+            let v = serde_json::to_value(f).unwrap();
+            assert_eq!(v["code"], code, "{v}");
+        }
+        assert_eq!(
+            serde_json::to_value(&all[2]).unwrap(),
+            serde_json::json!({"code": "pointer_use_after_free", "allocation": 1,
+                "offset": 0, "freed_at": 9})
+        );
+        assert_eq!(all[0].annotation(|_| Some(4000)), "(alloc 1 +2 of 4000 B)");
+    }
+
+    #[test]
+    fn the_global_buffer_arguments_of_a_decoded_block_are_checked() {
+        use crate::code_object::{KernelArg, KernelMetadata};
+        use crate::kernargs::decode::{Sources, decode};
+        let arg = |offset, kind: &str| KernelArg {
+            offset,
+            size: 8,
+            value_kind: kind.into(),
+            ..Default::default()
+        };
+        let k = KernelMetadata {
+            symbol: "k.kd".into(),
+            kernarg_segment_size: 32,
+            args: vec![
+                arg(0, "global_buffer"),
+                arg(8, "by_value"),
+                arg(16, "global_buffer"),
+                arg(24, "hidden_printf_buffer"),
+            ],
+            ..Default::default()
+        };
+        let mut b = vec![0u8; 32];
+        b[0..8].copy_from_slice(&0x7f00_0000_1010u64.to_le_bytes());
+        b[8..16].copy_from_slice(&0x1010u64.to_le_bytes());
+        b[16..24].copy_from_slice(&0x1010u64.to_le_bytes());
+        b[24..32].copy_from_slice(&0x1010u64.to_le_bytes());
+        let d = decode(&b, &k, Sources::default());
+        let f = check_arguments(&table(), GPU, &d);
+        let codes: Vec<(usize, &str)> = f.iter().map(|f| (f.index, f.finding.code())).collect();
+        assert_eq!(
+            codes,
+            [(0, "pointer_in_allocation"), (2, "pointer_use_after_free")]
+        );
+        assert_eq!(
+            serde_json::to_value(&f[1]).unwrap(),
+            serde_json::json!({"index": 2, "address": 0x1010, "code": "pointer_use_after_free",
+                "allocation": 1, "offset": 16, "freed_at": 7})
+        );
+    }
+}
