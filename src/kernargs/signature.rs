@@ -317,11 +317,13 @@ fn normalise_spaces(t: &str) -> String {
 /// `float vector[4]`.
 fn vector(t: &str) -> Option<ArgType> {
     let lanes_of = |s: &str| -> Option<u32> {
-        let n: u32 = s
-            .trim()
-            .trim_end_matches(['u', 'U', 'l', 'L'])
-            .parse()
-            .ok()?;
+        let s = s.trim();
+        // `4u`, or a cast as cpp_demangle prints it: `(unsigned int)4`.
+        let s = match s.strip_prefix('(').and_then(|r| r.split_once(')')) {
+            Some((_, n)) => n,
+            None => s,
+        };
+        let n: u32 = s.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
         (1..=16).contains(&n).then_some(n)
     };
     let plain = t.strip_prefix("hip_impl::").unwrap_or(t);
@@ -515,6 +517,11 @@ mod tests {
         };
         assert_eq!(classify("HIP_vector_type<float, 4u>"), f4);
         assert_eq!(classify("hip_impl::HIP_vector_type<float, 4u>"), f4);
+        assert_eq!(
+            classify("HIP_vector_type<float, (unsigned int)4>"),
+            f4,
+            "the crate's demangler's notation"
+        );
         assert_eq!(classify("float4"), f4);
         assert_eq!(classify("float __vector(4)"), f4);
         assert_eq!(classify("float vector[4]"), f4);
