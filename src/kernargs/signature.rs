@@ -380,10 +380,9 @@ fn is_name(t: &str) -> bool {
             '<' if top != Some('(') => open.push('<'),
             '(' | '[' | '{' => open.push(c),
             '>' if top == Some('(') => {}
+            '>' | ')' | ']' | '}' if open.is_empty() => return false,
             '>' | ')' | ']' | '}' => {
-                if open.pop().is_none() {
-                    return false;
-                }
+                open.pop();
             }
             '*' | '&' if open.is_empty() => return false,
             _ => {}
