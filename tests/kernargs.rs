@@ -547,3 +547,101 @@ fn a_block_shorter_than_the_segment_is_reported_and_the_rest_still_decodes() {
     assert_eq!(d.args[4].value, ArgValue::Unavailable);
     assert!(d.call_text_plain().contains("double* ?"));
 }
+
+/// Debian's ROCm libraries and test programs in the sid chroot (HIP 6.4.3)
+/// whose gfx90a device code is checked kernel by kernel: rocFFT and rocRAND,
+/// and the deeply templated kernels (lambdas, iterators, nested templates) of
+/// hipCUB, rocThrust and rocPRIM tests.
+const LIBRARIES: [(&str, &str); 5] = [
+    ("/usr/lib/x86_64-linux-gnu/librocfft.so.0.1", "librocfft0"),
+    ("/usr/lib/x86_64-linux-gnu/librocrand.so.1.1", "librocrand1"),
+    (
+        "/usr/libexec/rocm/libhipcub-tests/test_hipcub_device_scan",
+        "libhipcub-tests",
+    ),
+    (
+        "/usr/libexec/rocm/librocthrust-tests/test_thrust_scan",
+        "librocthrust-tests",
+    ),
+    (
+        "/usr/libexec/rocm/librocprim-tests/test_warp_scan",
+        "librocprim-tests",
+    ),
+];
+
+#[test]
+fn every_kernel_of_real_rocm_libraries_decodes_with_no_disagreement() {
+    let root = chroot_root();
+    let mut total = 0usize;
+    let mut typed = 0usize;
+    let mut problems = Vec::new();
+    // Explicit arguments by what their type is: scalar, vector, pointer,
+    // record, unknown, untyped.
+    let mut classes = [0usize; 6];
+    for (path, package) in LIBRARIES {
+        let host = root.join(path.trim_start_matches('/'));
+        let bytes = std::fs::read(&host).unwrap_or_else(|e| {
+            panic!(
+                "{path} in the sid chroot: {e}: install Debian's {package} there \
+                 (./scripts/sid-chroot --run -- apt-get install -y {package}); {CHROOT_HINT}"
+            )
+        });
+        let contents = bundle::read(&bytes).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        for b in &contents.bundles {
+            for e in b.entries.iter().filter(|e| e.is_device_code()) {
+                if !e.id.contains("gfx90a") {
+                    continue;
+                }
+                let co = code_object::parse(b.entry_bytes(e)).unwrap();
+                let Some(md) = co.metadata() else { continue };
+                for k in &md.kernels {
+                    total += 1;
+                    let base = k.symbol.strip_suffix(".kd").unwrap_or(&k.symbol);
+                    let signature = demangle(base);
+                    if signature.is_some() {
+                        typed += 1;
+                    }
+                    let block = vec![0u8; k.kernarg_segment_size as usize];
+                    let d = decode(
+                        &block,
+                        k,
+                        Sources {
+                            signature: signature.as_deref(),
+                            names: None,
+                        },
+                    );
+                    for a in d.args.iter().filter(|a| !a.is_hidden()) {
+                        classes[match a.arg_type {
+                            Some(ArgType::Scalar(_)) => 0,
+                            Some(ArgType::Vector { .. }) => 1,
+                            Some(ArgType::Pointer { .. }) => 2,
+                            Some(ArgType::Record { .. }) => 3,
+                            Some(ArgType::Unknown) => 4,
+                            None => 5,
+                        }] += 1;
+                    }
+                    if !d.disagreements.is_empty() {
+                        problems.push(format!(
+                            "{path}: {}: {:?}",
+                            signature.as_deref().unwrap_or(base),
+                            d.disagreements
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{total} kernels, {typed} with a demangled signature; explicit arguments: \
+         {} scalar, {} vector, {} pointer, {} record, {} unknown, {} untyped",
+        classes[0], classes[1], classes[2], classes[3], classes[4], classes[5]
+    );
+    assert_eq!(classes[4], 0, "no argument type is unrecognised");
+    assert!(total > 100, "only {total} kernels found");
+    assert!(
+        problems.is_empty(),
+        "{} of {total} kernels disagree:\n{}",
+        problems.len(),
+        problems[..problems.len().min(30)].join("\n")
+    );
+}

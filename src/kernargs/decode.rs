@@ -576,11 +576,13 @@ fn explicit_value(
             ArgValue::Bytes(bytes.to_vec())
         };
     };
-    let is_pointer_type = matches!(t, ArgType::Pointer { .. });
-    let kind_ok = if is_pointer_type {
-        pointer_kind(&a.value_kind) || a.value_kind == "by_value"
-    } else {
-        a.value_kind != "global_buffer"
+    // A record may be `global_buffer`: clang passes a struct whose only
+    // member is a pointer as that pointer (measured: rocPRIM's
+    // `lookback_scan_state`). A scalar or vector may not.
+    let kind_ok = match t {
+        ArgType::Pointer { .. } => pointer_kind(&a.value_kind) || a.value_kind == "by_value",
+        ArgType::Scalar(_) | ArgType::Vector { .. } => a.value_kind != "global_buffer",
+        ArgType::Record { .. } | ArgType::Unknown => true,
     };
     if !kind_ok {
         disagreements.push(Disagreement::ArgKind {
@@ -620,6 +622,9 @@ fn explicit_value(
                 .map(|c| scalar(*element, c))
                 .collect();
             items.map_or(ArgValue::Bytes(bytes.to_vec()), ArgValue::Vector)
+        }
+        ArgType::Record { .. } | ArgType::Unknown if pointer_kind(&a.value_kind) => {
+            as_pointer(bytes)
         }
         ArgType::Record { .. } | ArgType::Unknown => ArgValue::Bytes(bytes.to_vec()),
     }
@@ -847,6 +852,27 @@ mod tests {
         );
         let codes: Vec<&str> = d.disagreements.iter().map(Disagreement::code).collect();
         assert_eq!(codes, ["arg_size", "arg_kind", "arg_size"]);
+    }
+
+    #[test]
+    fn a_record_passed_as_its_only_pointer_member_decodes_as_a_pointer() {
+        // clang passes `struct { T* p; }` as `global_buffer` (rocPRIM's
+        // lookback_scan_state): that is not a disagreement.
+        let k = kernel(vec![arg(0, 8, "global_buffer"), arg(8, 8, "by_value")], 16);
+        let mut b = vec![0u8; 16];
+        b[..8].copy_from_slice(&0x7f00u64.to_le_bytes());
+        b[8..].copy_from_slice(&0x7f00u64.to_le_bytes());
+        let d = decode(
+            &b,
+            &k,
+            Sources {
+                signature: Some("k(ns::state<int, true>, ns::state<int, true>)"),
+                names: None,
+            },
+        );
+        assert_eq!(d.disagreements, []);
+        assert_eq!(d.args[0].value, ArgValue::Pointer(0x7f00));
+        assert_eq!(d.args[1].value, ArgValue::Bytes(b[8..].to_vec()));
     }
 
     #[test]
