@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 
 use softgpu_hsa::code_object::{self, KernelMetadata, bundle, demangle};
 use softgpu_hsa::kernargs::{
-    ArgType, ArgValue, DecodedArgs, HiddenKind, ParameterNames, Scalar, Sources, decode,
+    ArgType, ArgValue, DecodedArgs, DispatchGeometry, HiddenKind, ParameterNames, Scalar, Sources,
+    check_hidden, decode, expected_hidden,
 };
 
 mod common;
@@ -286,7 +287,7 @@ fn block_for(k: &KernelMetadata, values: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// Checks the hidden arguments decode to what [`block_for`] wrote.
-fn check_hidden(k: &KernelMetadata, d: &DecodedArgs) {
+fn check_written_hidden(k: &KernelMetadata, d: &DecodedArgs) {
     for (index, (a, got)) in k.args.iter().zip(&d.args).enumerate() {
         let want = match HiddenKind::from_value_kind(&a.value_kind) {
             Some(HiddenKind::None) => ArgValue::Bytes(vec![0xa5; a.size as usize]),
@@ -326,7 +327,7 @@ fn decoded(built: &Built, name: &str, values: &[Vec<u8>], with_names: bool) -> D
             names: if with_names { names.kernel(name) } else { None },
         },
     );
-    check_hidden(k, &d);
+    check_written_hidden(k, &d);
     d
 }
 
@@ -516,6 +517,55 @@ fn hip_6_4_code_object_v5_hidden_arguments_decode_by_kind() {
     assert_eq!(built.parsed.code_object_version(), 5);
     check_v5_hidden(built, false);
     check_probe(built, false);
+}
+
+#[test]
+fn hip_6_4_hidden_arguments_filled_as_hip_fills_them_match_the_packet() {
+    let built = sid_v5();
+    let k = built.kernel(HIDDEN_NAME);
+    // hipLaunchKernelGGL(hidden_probe, dim3(4, 3), dim3(64, 2), 256, ...):
+    // a 256 x 6 grid, 256 bytes of dynamic LDS.
+    let packet = DispatchGeometry {
+        dimensions: 2,
+        workgroup_size: [64, 2, 1],
+        grid_size: [256, 6, 1],
+        group_segment_size: k.group_segment_fixed_size as u32 + 256,
+    };
+    let mut block = vec![0u8; k.kernarg_segment_size as usize];
+    let mut checked = 0;
+    for a in &k.args {
+        if let Some(v) = HiddenKind::from_value_kind(&a.value_kind)
+            .and_then(|h| expected_hidden(h, &packet, k.group_segment_fixed_size))
+        {
+            let at = a.offset as usize;
+            block[at..at + a.size as usize].copy_from_slice(&v.to_le_bytes()[..a.size as usize]);
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} hidden arguments the packet determines"
+    );
+    let d = decode(&block, k, Sources::default());
+    assert_eq!(d.hidden(HiddenKind::BlockCountX), Some(4));
+    assert_eq!(d.hidden(HiddenKind::BlockCountY), Some(3));
+    assert_eq!(d.hidden(HiddenKind::GroupSizeY), Some(2));
+    assert_eq!(d.hidden(HiddenKind::GridDims), Some(2));
+    assert_eq!(check_hidden(&d, &packet, k.group_segment_fixed_size), []);
+    // A block that launches one workgroup too few in x.
+    let x = k
+        .args
+        .iter()
+        .find(|a| a.value_kind == "hidden_block_count_x")
+        .unwrap();
+    block[x.offset as usize] = 3;
+    let d = decode(&block, k, Sources::default());
+    let found = check_hidden(&d, &packet, k.group_segment_fixed_size);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].kind, found[0].value, found[0].expected),
+        ("hidden_block_count_x", 3, 4)
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::decode::{ArgValue, DecodedArgs};
+use super::decode::{ArgValue, DecodedArgs, HiddenKind};
 
 /// What the runtime knows about one allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -258,6 +258,107 @@ pub fn check_arguments<T: AllocationTable + ?Sized>(
         .collect()
 }
 
+/// The packet fields the hidden arguments are checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DispatchGeometry {
+    /// `setup` dimensions (1 to 3).
+    pub dimensions: u16,
+    pub workgroup_size: [u16; 3],
+    pub grid_size: [u32; 3],
+    /// The packet's `group_segment_size` (static plus dynamic LDS).
+    pub group_segment_size: u32,
+}
+
+/// A hidden argument whose value is not what the packet implies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "code", rename = "hidden_arg_mismatch")]
+pub struct HiddenMismatch {
+    /// The argument's position in `.args`.
+    pub index: usize,
+    /// Its `.value_kind`.
+    pub kind: &'static str,
+    /// What the block holds.
+    pub value: u64,
+    /// What the packet implies.
+    pub expected: u64,
+}
+
+impl HiddenMismatch {
+    /// The stable reason code.
+    pub const CODE: &'static str = "hidden_arg_mismatch";
+}
+
+/// What the packet implies for a hidden argument, as the HIP runtime fills
+/// them in (ROCclr): block count `grid / workgroup` (rounded down), group
+/// size the workgroup size, remainder `grid % workgroup`, grid dims the
+/// packet's dimensions, dynamic LDS the packet's group segment size less the
+/// kernel's fixed group segment size. `None` for kinds the packet does not
+/// determine, a zero workgroup size (the packet is invalid), and a packet
+/// group segment smaller than the kernel's fixed size.
+pub fn expected_hidden(
+    kind: HiddenKind,
+    packet: &DispatchGeometry,
+    group_segment_fixed_size: u64,
+) -> Option<u64> {
+    let dim = |i: usize| {
+        let wg = u64::from(packet.workgroup_size[i]);
+        let grid = u64::from(packet.grid_size[i]);
+        (wg != 0).then_some((grid, wg))
+    };
+    Some(match kind {
+        HiddenKind::BlockCountX => dim(0).map(|(g, w)| g / w)?,
+        HiddenKind::BlockCountY => dim(1).map(|(g, w)| g / w)?,
+        HiddenKind::BlockCountZ => dim(2).map(|(g, w)| g / w)?,
+        HiddenKind::GroupSizeX => u64::from(packet.workgroup_size[0]),
+        HiddenKind::GroupSizeY => u64::from(packet.workgroup_size[1]),
+        HiddenKind::GroupSizeZ => u64::from(packet.workgroup_size[2]),
+        HiddenKind::RemainderX => dim(0).map(|(g, w)| g % w)?,
+        HiddenKind::RemainderY => dim(1).map(|(g, w)| g % w)?,
+        HiddenKind::RemainderZ => dim(2).map(|(g, w)| g % w)?,
+        HiddenKind::GridDims => u64::from(packet.dimensions),
+        HiddenKind::DynamicLdsSize => {
+            u64::from(packet.group_segment_size).checked_sub(group_segment_fixed_size)?
+        }
+        _ => return None,
+    })
+}
+
+/// Checks the hidden arguments of a decoded block against the packet:
+/// every argument whose kind [`expected_hidden`] determines and whose value
+/// the block holds.
+pub fn check_hidden(
+    args: &DecodedArgs,
+    packet: &DispatchGeometry,
+    group_segment_fixed_size: u64,
+) -> Vec<HiddenMismatch> {
+    let mut out = Vec::new();
+    for a in &args.args {
+        let Some(kind) = HiddenKind::from_value_kind(&a.kind) else {
+            continue;
+        };
+        let (Some(value), Some(expected)) = (
+            a.value.as_u64(),
+            expected_hidden(kind, packet, group_segment_fixed_size),
+        ) else {
+            continue;
+        };
+        // The block holds the argument truncated to its size.
+        let mask = match a.size {
+            8.. => u64::MAX,
+            n => (1u64 << (8 * n)) - 1,
+        };
+        if value != expected & mask {
+            out.push(HiddenMismatch {
+                index: a.index,
+                kind: kind.value_kind(),
+                value,
+                expected,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,5 +586,96 @@ mod tests {
             serde_json::json!({"index": 2, "address": 0x1010, "code": "pointer_use_after_free",
                 "allocation": 1, "offset": 16, "freed_at": 7})
         );
+    }
+
+    #[test]
+    fn hidden_arguments_are_checked_against_the_packet() {
+        use crate::code_object::{KernelArg, KernelMetadata};
+        use crate::kernargs::decode::{Sources, decode};
+        let kinds = [
+            ("hidden_block_count_x", 4),
+            ("hidden_block_count_y", 4),
+            ("hidden_block_count_z", 4),
+            ("hidden_group_size_x", 2),
+            ("hidden_group_size_y", 2),
+            ("hidden_group_size_z", 2),
+            ("hidden_remainder_x", 2),
+            ("hidden_remainder_y", 2),
+            ("hidden_remainder_z", 2),
+            ("hidden_grid_dims", 2),
+            ("hidden_dynamic_lds_size", 4),
+            ("hidden_global_offset_x", 8),
+        ];
+        let mut args = Vec::new();
+        let mut offset = 0;
+        for (kind, size) in kinds {
+            args.push(KernelArg {
+                offset,
+                size,
+                value_kind: kind.into(),
+                ..Default::default()
+            });
+            offset += size;
+        }
+        let k = KernelMetadata {
+            symbol: "k.kd".into(),
+            kernarg_segment_size: offset,
+            group_segment_fixed_size: 1024,
+            args,
+            ..Default::default()
+        };
+        // Grid 1000 x 1 x 1 in groups of 256: 3 full blocks, a remainder of 232.
+        let packet = DispatchGeometry {
+            dimensions: 1,
+            workgroup_size: [256, 1, 1],
+            grid_size: [1000, 1, 1],
+            group_segment_size: 1024 + 512,
+        };
+        let values: [u64; 12] = [3, 1, 1, 256, 1, 1, 232, 0, 0, 1, 512, 0];
+        let mut block = Vec::new();
+        for ((_, size), v) in kinds.iter().zip(values) {
+            block.extend_from_slice(&v.to_le_bytes()[..*size as usize]);
+        }
+        let d = decode(&block, &k, Sources::default());
+        assert_eq!(check_hidden(&d, &packet, 1024), []);
+        // A block count that does not cover the grid, and a wrong dimension count.
+        block[0] = 4;
+        block[24] = 2; // hidden_grid_dims: after 3 four-byte and 6 two-byte arguments
+        let d = decode(&block, &k, Sources::default());
+        assert_eq!(
+            check_hidden(&d, &packet, 1024),
+            [
+                HiddenMismatch {
+                    index: 0,
+                    kind: "hidden_block_count_x",
+                    value: 4,
+                    expected: 3
+                },
+                HiddenMismatch {
+                    index: 9,
+                    kind: "hidden_grid_dims",
+                    value: 2,
+                    expected: 1
+                },
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(check_hidden(&d, &packet, 1024)[1].clone()).unwrap(),
+            serde_json::json!({"code": "hidden_arg_mismatch", "index": 9,
+                "kind": "hidden_grid_dims", "value": 2, "expected": 1})
+        );
+        // A packet the kernel's fixed LDS does not fit, and a zero workgroup:
+        // nothing to compare against, no finding.
+        let odd = DispatchGeometry {
+            workgroup_size: [0, 1, 1],
+            group_segment_size: 0,
+            ..packet
+        };
+        assert_eq!(
+            expected_hidden(HiddenKind::DynamicLdsSize, &odd, 1024),
+            None
+        );
+        assert_eq!(expected_hidden(HiddenKind::BlockCountX, &odd, 1024), None);
+        assert_eq!(expected_hidden(HiddenKind::GlobalOffsetX, &packet, 0), None);
     }
 }

@@ -24,6 +24,7 @@ pub use decode::{
 };
 pub use dwarf::{DwarfError, ParameterNames, parameter_names};
 pub use lint::{
-    Allocation, AllocationTable, ArgFinding, PointerFinding, check_arguments, check_pointer,
+    Allocation, AllocationTable, ArgFinding, DispatchGeometry, HiddenMismatch, PointerFinding,
+    check_arguments, check_hidden, check_pointer, expected_hidden,
 };
 pub use signature::{ArgType, Scalar, classify, function_name, parameters};
