@@ -1081,4 +1081,31 @@ mod tests {
         assert_eq!(f16_to_f32(0x8000).to_bits(), 0x8000_0000);
         assert_eq!(bf16_to_f32(0x3f80), 1.0);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_signature_table_and_block_decode_without_panicking(
+            name in "[a-z:<>(), *&{}0-9]{0,80}",
+            block in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..96),
+            table in proptest::collection::vec((0u64..128, 0u64..40, 0usize..8), 0..10),
+        ) {
+            const KINDS: [&str; 8] = [
+                "by_value", "global_buffer", "dynamic_shared_pointer", "hidden_block_count_x",
+                "hidden_grid_dims", "hidden_printf_buffer", "hidden_none", "hidden_new_kind",
+            ];
+            let k = kernel(
+                table.iter().map(|&(o, n, kind)| arg(o, n, KINDS[kind])).collect(),
+                64,
+            );
+            let sig = format!("k({name})");
+            let d = decode(&block, &k, Sources { signature: Some(&sig), names: None });
+            proptest::prop_assert_eq!(d.args.len(), k.args.len());
+            for a in &d.args {
+                let fits = a.offset + a.size <= block.len() as u64;
+                proptest::prop_assert_eq!(a.value == ArgValue::Unavailable, !fits);
+            }
+            let _ = d.call_text_plain();
+            serde_json::to_string(&d).unwrap();
+        }
+    }
 }
