@@ -376,6 +376,74 @@ fn hip_5_2_without_g_has_no_dwarf_names() {
 }
 
 #[test]
+fn debug_sections_are_found_by_name_only_in_a_g_build() {
+    let plain = &host_plain().code_object;
+    let debug = &host_debug().code_object;
+    let info = code_object::section_named(debug, ".debug_info").unwrap();
+    assert!(info.is_some_and(|s| s.len() > 100));
+    assert!(
+        code_object::section_named(debug, ".debug_abbrev")
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(code_object::section_named(plain, ".debug_info"), Ok(None));
+    assert!(
+        code_object::section_named(plain, ".text")
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        code_object::section_named(plain, ".tex"),
+        Ok(None),
+        "a prefix of a name is not the name"
+    );
+    assert_eq!(
+        code_object::section_named(b"MZ", ".text"),
+        Err(code_object::CodeObjectError::NotElf)
+    );
+    // Cut inside the section header table: a typed error at every length.
+    for cut in (0..plain.len()).step_by(97) {
+        let _ = code_object::section_named(&plain[..cut], ".text");
+        let _ = ParameterNames::read(&debug[..cut.min(debug.len())]);
+    }
+}
+
+#[test]
+fn mutated_dwarf_is_a_typed_error_or_names_never_a_panic() {
+    let debug = &host_debug().code_object;
+    let want = ParameterNames::read(debug).unwrap();
+    let info = code_object::section_named(debug, ".debug_info")
+        .unwrap()
+        .unwrap();
+    // Where .debug_info lies in the file.
+    let start = info.as_ptr() as usize - debug.as_ptr() as usize;
+    let mut seed = 0x9e37_79b9u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed as usize
+    };
+    let (mut errors, mut changed) = (0, 0);
+    for _ in 0..3000 {
+        let mut m = debug.clone();
+        for _ in 0..1 + next() % 4 {
+            let at = start + next() % info.len();
+            m[at] ^= 1 << (next() % 8);
+        }
+        match ParameterNames::read(&m) {
+            Err(_) => errors += 1,
+            Ok(p) if p != want => changed += 1,
+            Ok(_) => {}
+        }
+    }
+    assert!(
+        errors > 0,
+        "no mutation was refused ({changed} changed the names)"
+    );
+}
+
+#[test]
 fn hip_5_2_with_g_names_every_argument_from_dwarf() {
     let d = check_probe(host_debug(), true);
     assert!(
