@@ -369,6 +369,34 @@ fn hip_5_2_kernel_arguments_decode_to_the_values_written_with_their_signature_ty
 }
 
 #[test]
+fn kernel_sources_gather_signatures_and_names_once_per_code_object() {
+    use softgpu_hsa::kernargs::kernel_sources;
+    for (built, named) in [(host_plain(), false), (host_debug(), true)] {
+        let md = built.parsed.metadata().unwrap();
+        let (all, error) = kernel_sources(&built.code_object, md);
+        assert_eq!(error, None);
+        assert_eq!(all.len(), md.kernels.len());
+        let probe = all
+            .iter()
+            .find(|k| k.symbol == format!("{PROBE_NAME}.kd"))
+            .unwrap();
+        assert!(
+            probe
+                .signature
+                .as_deref()
+                .unwrap()
+                .starts_with("kargs_probe(float, int,")
+        );
+        assert_eq!(probe.names.is_some(), named);
+        let bytes: Vec<Vec<u8>> = probe_values().into_iter().map(|v| v.2).collect();
+        let k = built.kernel(PROBE_NAME);
+        let d = decode(&block_for(k, &bytes), k, probe.sources());
+        assert_eq!(d.disagreements, []);
+        assert_eq!(d.args[0].name.is_some(), named);
+    }
+}
+
+#[test]
 fn hip_5_2_without_g_has_no_dwarf_names() {
     let names = ParameterNames::read(&host_plain().code_object).unwrap();
     assert!(names.is_empty());

@@ -28,3 +28,53 @@ pub use lint::{
     check_arguments, check_hidden, check_pointer, expected_hidden,
 };
 pub use signature::{ArgType, Scalar, classify, function_name, parameters};
+
+use crate::code_object::{Metadata, demangle};
+
+/// What a decoding needs of one kernel besides its metadata, gathered once
+/// per code object (demangling and DWARF are too slow for every dispatch).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelSources {
+    /// The kernel descriptor symbol (`<name>.kd`).
+    pub symbol: String,
+    /// The demangled kernel name, when it demangles.
+    pub signature: Option<String>,
+    /// Explicit-argument names from DWARF, when the code object has them.
+    pub names: Option<Vec<Option<String>>>,
+}
+
+impl KernelSources {
+    /// The borrowed form [`decode`] takes.
+    pub fn sources(&self) -> Sources<'_> {
+        Sources {
+            signature: self.signature.as_deref(),
+            names: self.names.as_deref(),
+        }
+    }
+}
+
+/// [`KernelSources`] for every kernel of `metadata` (in its order), from the
+/// code object's bytes. A DWARF that cannot be read leaves every kernel
+/// without names and is returned beside them; it is not fatal.
+pub fn kernel_sources(
+    code_object: &[u8],
+    metadata: &Metadata,
+) -> (Vec<KernelSources>, Option<DwarfError>) {
+    let (names, error) = match ParameterNames::read(code_object) {
+        Ok(n) => (n, None),
+        Err(e) => (ParameterNames::default(), Some(e)),
+    };
+    let out = metadata
+        .kernels
+        .iter()
+        .map(|k| {
+            let base = k.symbol.strip_suffix(".kd").unwrap_or(&k.symbol);
+            KernelSources {
+                symbol: k.symbol.clone(),
+                signature: demangle(base),
+                names: names.kernel(&k.symbol).map(<[_]>::to_vec),
+            }
+        })
+        .collect();
+    (out, error)
+}
