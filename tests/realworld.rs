@@ -1,0 +1,1029 @@
+//! The real-world suite: ROCm software this project did not write, run under the shim on both
+//! HIP versions, every dispatch it issues cross-checked against an independent HIP-API witness.
+//!
+//! What runs: ROCm's libraries from Debian, driven through their main entry points by clients
+//! of our own (`integration/realworld/*.cpp`, built with the real `hipcc` and linked against the
+//! real libraries), filtered subsets of the libraries' packaged GoogleTest suites
+//! (`/usr/libexec/rocm/...` in the sid chroot), and rocminfo. HIP 5.2.3 programs run on the
+//! host (`./scripts/setup --tests` installs the packages), HIP 6.4.3 programs in the sid chroot
+//! (`./scripts/sid-chroot --realworld`). The list is [`programs`].
+//!
+//! Every program runs with `LD_PRELOAD=witness.so:libsoftgpu_hsa.so`. The witness
+//! (`integration/witness/witness.c`, compiled here against the real HIP headers of the version,
+//! with the host's `cc` or the chroot's `clang-21`) records every kernel launch HIP accepts. For
+//! every process the run left behind, its witness log and its capture must agree as
+//! `realworld/compare.rs` says (every successful launch captured exactly once, on its stream's
+//! queue, in order, with the same geometry; no unexplained user dispatch; blits by name).
+//!
+//! A program passes when, besides that: it exits as its kind requires (a client: status 0 and
+//! `rw: done=1`; a packaged gtest: it reaches its summary, and every failure is a numerical
+//! comparison, see `realworld/gtest.rs`; rocminfo: it lists the CPU agent and the GPU agent),
+//! it finishes before its deadline, every capture is complete, nothing is rejected, and the shim
+//! logged no warning or error.
+//!
+//! Outside-the-runtime workarounds are supplied from outside and named in the program's notes
+//! (and so in the README matrix): see [`Workaround`].
+//!
+//! The README's compatibility matrix (between `<!-- realworld-matrix:begin -->` and
+//! `<!-- realworld-matrix:end -->`) is produced here: the test
+//! `the_readme_compatibility_matrix_is_what_the_suite_measured` runs every program and fails when
+//! the table differs from what it measured; `SOFTGPU_BLESS=1` rewrites it.
+//!
+//! One library by hand: `cargo test --release --test realworld rocrand` (test names carry the
+//! library and the HIP version).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+mod common;
+#[path = "realworld/compare.rs"]
+mod compare;
+#[path = "realworld/gtest.rs"]
+mod gtest;
+
+use common::{Hip, Place, cli, repo, run_with_deadline, shim, sid_root};
+
+const SETUP_HINT: &str = "run ./scripts/setup --tests (scripts/test does)";
+const CHROOT_HINT: &str = "run ./scripts/sid-chroot --realworld (scripts/test does)";
+const SHIM_LOG_MARKS: [&str; 2] = [" WARN softgpu_hsa", " ERROR softgpu_hsa"];
+
+// ---------------------------------------------------------------------------------------------
+// Where things are
+// ---------------------------------------------------------------------------------------------
+
+/// One HIP version's corner: the run directory, the shim and witness as the programs see them,
+/// and the client sources.
+struct Site {
+    hip: Hip,
+    base: Place,
+    shim: Place,
+    witness: Place,
+    src: Place,
+}
+
+fn site(hip: Hip) -> &'static Site {
+    static SITES: OnceLock<Mutex<BTreeMap<&'static str, &'static Site>>> = OnceLock::new();
+    let mut map = SITES.get_or_init(Default::default).lock().unwrap();
+    if let Some(s) = map.get(hip.label()) {
+        return s;
+    }
+    let s: &'static Site = Box::leak(Box::new(match hip {
+        Hip::V5_2 => host_site(),
+        Hip::V6_4 => chroot_site(),
+    }));
+    map.insert(hip.label(), s);
+    s
+}
+
+fn host_site() -> Site {
+    for f in [
+        "/usr/bin/hipcc",
+        "/usr/include/rocrand/rocrand.h",
+        "/usr/bin/rocminfo",
+    ] {
+        assert!(Path::new(f).exists(), "{f} is missing: {SETUP_HINT}");
+    }
+    let base = Place::host(Path::new(env!("CARGO_TARGET_TMPDIR")).join("realworld/hip-5.2"));
+    std::fs::create_dir_all(&base.host).unwrap();
+    let src = Place::host(repo().join("integration"));
+    let site = Site {
+        hip: Hip::V5_2,
+        witness: base.join("witness.so"),
+        shim: Place::host(shim()),
+        src,
+        base,
+    };
+    build_witness(&site);
+    site
+}
+
+fn chroot_site() -> Site {
+    let root = sid_root();
+    for (marker, what) in [
+        (".softgpu-ready", "the sid chroot with HIP 6.4.3"),
+        (
+            ".softgpu-realworld-ready",
+            "the sid chroot's real-world stage",
+        ),
+    ] {
+        assert!(
+            root.join(marker).is_file(),
+            "{what} is not ready ({} is missing): {CHROOT_HINT}",
+            root.join(marker).display()
+        );
+    }
+    // Directories left by earlier test processes that are gone.
+    let top = root.join("softgpu");
+    std::fs::create_dir_all(&top).unwrap();
+    for entry in std::fs::read_dir(&top).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix("realworld-") {
+            if !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let dir = format!("softgpu/realworld-{}", std::process::id());
+    let base = Place {
+        host: root.join(&dir),
+        seen: format!("/{dir}"),
+    };
+    let _ = std::fs::remove_dir_all(&base.host);
+    let src = base.join("src");
+    for sub in ["realworld", "witness"] {
+        let to = src.host.join(sub);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(repo().join("integration").join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let shim_place = base.join("libsoftgpu_hsa.so");
+    std::fs::copy(shim(), &shim_place.host).unwrap();
+    let site = Site {
+        hip: Hip::V6_4,
+        witness: base.join("witness.so"),
+        shim: shim_place,
+        src,
+        base,
+    };
+    build_witness(&site);
+    site
+}
+
+fn neutral_env(home: &str) -> Vec<(String, String)> {
+    vec![
+        (
+            "PATH".into(),
+            "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin".into(),
+        ),
+        ("HOME".into(), home.into()),
+        ("LC_ALL".into(), "C.UTF-8".into()),
+    ]
+}
+
+/// A command running `argv` (paths as the program sees them) with exactly `env`, in `cwd`: on
+/// the host directly, in the chroot through `scripts/sid-chroot --run` (which execs, so the
+/// child's pid is the program's). With `stand_ins`, through
+/// `integration/realworld/with-amdgpu-stand-ins` (see [`Workaround::AmdgpuStandIns`]).
+fn command(
+    hip: Hip,
+    cwd: &Place,
+    env: &[(String, String)],
+    argv: &[String],
+    stand_ins: bool,
+) -> Command {
+    let mut inner: Vec<String> = vec![
+        "/usr/bin/env".into(),
+        "-i".into(),
+        "-C".into(),
+        cwd.seen.clone(),
+    ];
+    inner.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    inner.extend(argv.iter().cloned());
+    let mut full: Vec<String> = Vec::new();
+    if stand_ins {
+        full.push(
+            repo()
+                .join("integration/realworld/with-amdgpu-stand-ins")
+                .display()
+                .to_string(),
+        );
+        match hip {
+            Hip::V5_2 => full.extend(["/".into(), "--lsmod".into(), "--".into()]),
+            Hip::V6_4 => full.extend([sid_root().display().to_string(), "--".into()]),
+        }
+    }
+    if hip == Hip::V6_4 {
+        full.extend([
+            repo().join("scripts/sid-chroot").display().to_string(),
+            "--run".into(),
+            "--".into(),
+        ]);
+    }
+    full.extend(inner);
+    let mut cmd = Command::new(&full[0]);
+    cmd.args(&full[1..]).stdin(Stdio::null());
+    if hip == Hip::V6_4 {
+        cmd.env("SOFTGPU_SID_CHROOT", sid_root());
+    }
+    cmd
+}
+
+/// Run a build step (compiler) to completion; Err with its output when it fails.
+fn build_step(site: &Site, argv: &[String], what: &str) -> Result<(), String> {
+    let env = neutral_env("/root");
+    let out = command(site.hip, &site.base, &env, argv, false)
+        .output()
+        .map_err(|e| format!("cannot run {} ({}): {e}", argv[0], site.hip.label()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} {what} failed ({}):\n{}\n{}",
+        site.hip.label(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+/// The witness, compiled against this HIP's own headers with the real C compiler.
+fn build_witness(site: &Site) {
+    let compiler = match site.hip {
+        Hip::V5_2 => "cc",
+        Hip::V6_4 => "clang-21",
+    };
+    let argv: Vec<String> = [
+        compiler,
+        "-std=gnu11",
+        "-O1",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-fPIC",
+        "-shared",
+        "-o",
+        &site.witness.seen,
+        &format!("{}/witness/witness.c", site.src.seen),
+        "-ldl",
+        "-lpthread",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if let Err(e) = build_step(site, &argv, "witness build (integration/witness/witness.c)") {
+        panic!("{e}");
+    }
+}
+
+type Built = Result<Place, String>;
+/// Values computed once per test process, by key, whichever test asks first.
+type Cache<T> = OnceLock<Mutex<BTreeMap<String, Arc<OnceLock<T>>>>>;
+
+fn once<T: Clone>(cache: &'static Cache<T>, key: String, f: impl FnOnce() -> T) -> T {
+    let cell = cache
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .entry(key)
+        .or_default()
+        .clone();
+    cell.get_or_init(f).clone()
+}
+
+/// `integration/realworld/<name>.cpp` built once per HIP version with the real hipcc and linked
+/// against `libs`.
+fn client(hip: Hip, name: &str, libs: &[&str], extra: &[&str]) -> Place {
+    static CACHE: Cache<Built> = OnceLock::new();
+    let built = once(&CACHE, format!("{}/{name}", hip.label()), || {
+        let site = site(hip);
+        let exe = site.base.join("bin").join(name);
+        std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
+        let mut argv: Vec<String> = [
+            "hipcc",
+            "--offload-arch=gfx90a",
+            "-O1",
+            "-std=c++17",
+            "-w",
+            "-I",
+            &format!("{}/realworld", site.src.seen),
+            &format!("{}/realworld/{name}.cpp", site.src.seen),
+            "-o",
+            &exe.seen,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        argv.extend(extra.iter().map(|s| s.to_string()));
+        argv.extend(libs.iter().map(|l| format!("-l{l}")));
+        build_step(
+            site,
+            &argv,
+            &format!("hipcc of integration/realworld/{name}.cpp"),
+        )?;
+        Ok(exe)
+    });
+    built.unwrap_or_else(|e| panic!("{e}"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The programs
+// ---------------------------------------------------------------------------------------------
+
+/// A cause outside any HSA runtime that stops a program, and the documented workaround the
+/// suite supplies from outside. The shim's part must still be right.
+#[allow(dead_code)] // until every workaround's program is in the list
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Workaround {
+    /// rocminfo checks for the amdgpu kernel module (`/sys/module/amdgpu`, `lsmod`) and opens
+    /// `/dev/kfd` before `hsa_init`: stand-ins in a private mount namespace.
+    AmdgpuStandIns,
+    /// comgr 7.0.2's cache hands back the first compressed bundle for later ones:
+    /// `AMD_COMGR_CACHE=0`.
+    ComgrCache,
+    /// MIOpen 6.4.3 as packaged looks for clang-21 in its build tree and compiles HIP kernels
+    /// with `-isystem /usr/include`: `MIOPEN_DEBUG_HIP_KERNELS=0`.
+    MiopenHipKernels,
+}
+
+impl Workaround {
+    fn note(self) -> &'static str {
+        match self {
+            Workaround::AmdgpuStandIns => {
+                "amdgpu module and /dev/kfd checks before hsa_init: stand-ins in a private mount namespace"
+            }
+            Workaround::ComgrCache => "comgr 7.0.2 cache returns a stale bundle: AMD_COMGR_CACHE=0",
+            Workaround::MiopenHipKernels => {
+                "MIOpen's packaged HIP kernel build is broken: MIOPEN_DEBUG_HIP_KERNELS=0"
+            }
+        }
+    }
+    fn env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Workaround::AmdgpuStandIns => &[],
+            Workaround::ComgrCache => &[("AMD_COMGR_CACHE", "0")],
+            Workaround::MiopenHipKernels => &[("MIOPEN_DEBUG_HIP_KERNELS", "0")],
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Exe {
+    /// `integration/realworld/<src>.cpp`, linked against `libs`.
+    Client {
+        src: &'static str,
+        libs: &'static [&'static str],
+    },
+    /// An installed program (path as the program sees it).
+    Installed(&'static str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judge {
+    /// Exit 0 and `rw: done=1`.
+    Client,
+    /// A packaged GoogleTest suite: completes, every failure numerical.
+    Gtest,
+    /// rocminfo: exit 0, the CPU agent and a gfx90a GPU agent listed, `*** Done ***`.
+    Rocminfo,
+    /// rocm_agent_enumerator: exit 0, lists gfx90a.
+    AgentEnumerator,
+}
+
+#[derive(Clone, Debug)]
+struct Program {
+    /// Unique, for directories and messages: `<library>-<what>`.
+    id: String,
+    /// The matrix row's library.
+    library: &'static str,
+    hip: Hip,
+    exe: Exe,
+    args: Vec<String>,
+    judge: Judge,
+    workarounds: Vec<Workaround>,
+    deadline: Duration,
+}
+
+fn client_program(
+    library: &'static str,
+    hip: Hip,
+    src: &'static str,
+    libs: &'static [&'static str],
+) -> Program {
+    Program {
+        id: format!("{src}-client"),
+        library,
+        hip,
+        exe: Exe::Client { src, libs },
+        args: vec![],
+        judge: Judge::Client,
+        workarounds: vec![],
+        deadline: Duration::from_secs(300),
+    }
+}
+
+fn gtest_program(
+    library: &'static str,
+    id: &str,
+    path: &'static str,
+    filter: &str,
+    deadline_s: u64,
+) -> Program {
+    Program {
+        id: id.to_string(),
+        library,
+        hip: Hip::V6_4,
+        exe: Exe::Installed(path),
+        args: vec![
+            format!("--gtest_filter={filter}"),
+            "--gtest_color=no".into(),
+        ],
+        judge: Judge::Gtest,
+        workarounds: vec![],
+        deadline: Duration::from_secs(deadline_s),
+    }
+}
+
+#[allow(dead_code)]
+fn with(mut p: Program, w: &[Workaround]) -> Program {
+    p.workarounds.extend_from_slice(w);
+    p
+}
+
+/// Every program of the suite, in matrix order.
+fn programs() -> &'static [Program] {
+    static LIST: OnceLock<Vec<Program>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        use Hip::{V5_2, V6_4};
+        use Workaround::*;
+        let rocminfo = |hip: Hip| Program {
+            id: "rocminfo".into(),
+            library: "rocminfo",
+            hip,
+            exe: Exe::Installed("/usr/bin/rocminfo"),
+            args: vec![],
+            judge: Judge::Rocminfo,
+            workarounds: vec![AmdgpuStandIns],
+            deadline: Duration::from_secs(120),
+        };
+        let enumerator = |hip: Hip| Program {
+            id: "rocm_agent_enumerator".into(),
+            library: "rocminfo",
+            hip,
+            exe: Exe::Installed("/usr/bin/rocm_agent_enumerator"),
+            args: vec![],
+            judge: Judge::AgentEnumerator,
+            workarounds: vec![AmdgpuStandIns],
+            deadline: Duration::from_secs(120),
+        };
+        vec![
+            // HIP 5.2.3 (bookworm, host)
+            rocminfo(V5_2),
+            enumerator(V5_2),
+            client_program("rocRAND", V5_2, "rocrand", &["rocrand"]),
+            client_program("hipRAND", V5_2, "hiprand", &["hiprand"]),
+            // HIP 6.4.3 (sid chroot)
+            rocminfo(V6_4),
+            enumerator(V6_4),
+            client_program("rocRAND", V6_4, "rocrand", &["rocrand"]),
+            gtest_program(
+                "rocRAND",
+                "rocrand-test_rocrand_basic",
+                "/usr/libexec/rocm/librocrand1-tests/test_rocrand_basic",
+                "*",
+                300,
+            ),
+            client_program("hipRAND", V6_4, "hiprand", &["hiprand"]),
+        ]
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running and judging
+// ---------------------------------------------------------------------------------------------
+
+/// What one program's run showed.
+#[derive(Debug, Default)]
+struct Outcome {
+    problems: Vec<String>,
+    /// Kernel dispatches captured (user and blit), over every process of the run.
+    dispatches: u64,
+    user_dispatches: u64,
+    blits: u64,
+    launches: u64,
+    processes: usize,
+    elapsed: Duration,
+    /// For gtest programs: tests run, passed, failed numerically.
+    gtest: Option<(usize, usize, usize)>,
+}
+
+fn outcome(p: &Program) -> Arc<Outcome> {
+    static CACHE: Cache<Arc<Outcome>> = OnceLock::new();
+    once(&CACHE, format!("{}/{}", p.hip.label(), p.id), || {
+        Arc::new(run_program(p))
+    })
+}
+
+fn run_program(p: &Program) -> Outcome {
+    let site = site(p.hip);
+    let exe = match &p.exe {
+        Exe::Client { src, libs } => client(p.hip, src, libs, &[]).seen,
+        Exe::Installed(path) => {
+            let host = match p.hip {
+                Hip::V5_2 => PathBuf::from(path),
+                Hip::V6_4 => sid_root().join(path.trim_start_matches('/')),
+            };
+            assert!(
+                host.exists(),
+                "{} ({}) is not installed: {}",
+                path,
+                p.hip.label(),
+                if p.hip == Hip::V5_2 {
+                    SETUP_HINT
+                } else {
+                    CHROOT_HINT
+                }
+            );
+            path.to_string()
+        }
+    };
+    let dir = site.base.join("runs").join(&p.id);
+    let _ = std::fs::remove_dir_all(&dir.host);
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home.host).unwrap();
+    let mut env = neutral_env(&home.seen);
+    env.extend(
+        [
+            (
+                "LD_PRELOAD",
+                format!("{}:{}", site.witness.seen, site.shim.seen),
+            ),
+            ("SOFTGPU_CAPTURE", format!("{}/capture-%p.sgcap", dir.seen)),
+            (
+                "SOFTGPU_WITNESS_LOG",
+                format!("{}/witness-%p.jsonl", dir.seen),
+            ),
+            ("SOFTGPU_MODE", "virtual".into()),
+            ("SOFTGPU_LOG", "warn".into()),
+            ("SOFTGPU_SUMMARY", "1".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v)),
+    );
+    for w in &p.workarounds {
+        env.extend(w.env().iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    }
+    let mut argv = vec![exe];
+    argv.extend(p.args.iter().cloned());
+    let stdout_path = dir.host.join("stdout.txt");
+    let stderr_path = dir.host.join("stderr.txt");
+    let mut cmd = command(
+        p.hip,
+        &dir,
+        &env,
+        &argv,
+        p.workarounds.contains(&Workaround::AmdgpuStandIns),
+    );
+    cmd.stdout(std::fs::File::create(&stdout_path).unwrap())
+        .stderr(std::fs::File::create(&stderr_path).unwrap());
+    let ended = run_with_deadline(&mut cmd, p.deadline)
+        .unwrap_or_else(|e| panic!("cannot start {} ({}): {e}", p.id, p.hip.label()));
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+
+    let mut o = Outcome {
+        elapsed: ended.elapsed,
+        ..Outcome::default()
+    };
+    match ended.status {
+        None => o.problems.push(format!(
+            "hung: still running after {} s, killed",
+            p.deadline.as_secs()
+        )),
+        Some(status) => judge(p, status, &stdout, &mut o),
+    }
+    if !ended.stragglers.is_empty() {
+        o.problems.push(format!(
+            "processes {:?} of its group outlived it",
+            ended.stragglers
+        ));
+    }
+    for line in stderr.lines().chain(stdout.lines()) {
+        if SHIM_LOG_MARKS.iter().any(|m| line.contains(m)) {
+            o.problems.push(format!("the shim logged: {}", line.trim()));
+        }
+    }
+    compare_processes(&dir.host, &mut o);
+    if !o.problems.is_empty() {
+        o.problems.push(format!(
+            "(run directory {}; stdout.txt and stderr.txt are there)",
+            dir.host.display()
+        ));
+    }
+    o
+}
+
+/// The program's own verdict, by its kind.
+fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Outcome) {
+    let rw_error = stdout.lines().find(|l| l.starts_with("rw: error="));
+    match p.judge {
+        Judge::Client => {
+            if let Some(e) = rw_error {
+                o.problems.push(format!("the client reports {e}"));
+            }
+            if !status.success() {
+                o.problems.push(format!("exited with {status}"));
+            }
+            if !stdout.lines().any(|l| l == "rw: done=1") {
+                o.problems.push("never printed rw: done=1".into());
+            }
+        }
+        Judge::Gtest => {
+            let r = gtest::parse(stdout);
+            let numerical = r
+                .failed
+                .iter()
+                .filter(|f| !f.blocks.is_empty() && f.blocks.iter().all(|b| gtest::is_numerical(b)))
+                .count();
+            o.gtest = Some((r.ran, r.passed, numerical));
+            if r.ran == 0 {
+                o.problems.push("the gtest filter selected no test".into());
+            }
+            if let Some(t) = &r.unfinished {
+                o.problems
+                    .push(format!("output stops inside test {t} ({status})"));
+            } else if !r.complete {
+                o.problems
+                    .push(format!("never printed gtest's final summary ({status})"));
+            }
+            for f in &r.failed {
+                if f.blocks.is_empty() {
+                    o.problems
+                        .push(format!("test {} failed without a failure message", f.name));
+                }
+                for b in f.blocks.iter().filter(|b| !gtest::is_numerical(b)) {
+                    o.problems.push(format!(
+                        "test {} failed on something other than a numerical comparison:\n{}",
+                        f.name,
+                        b.trim_end()
+                    ));
+                }
+            }
+            // gtest exits 1 when a test failed; a signal or any other status is a crash.
+            let code = status.code();
+            if !(code == Some(0) || code == Some(1) && !r.failed.is_empty()) {
+                o.problems.push(format!("exited with {status}"));
+            }
+        }
+        Judge::Rocminfo => {
+            if !status.success() {
+                o.problems.push(format!("exited with {status}"));
+            }
+            if stdout.contains("hsa api call failure") {
+                o.problems.push(format!(
+                    "an HSA call failed: {}",
+                    stdout
+                        .lines()
+                        .skip_while(|l| !l.contains("hsa api call failure"))
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                ));
+            }
+            let agents = stdout.matches("\nAgent ").count();
+            let cpu = stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with("Device Type:") && l.contains("CPU"));
+            let gpu = stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with("Name:") && l.contains("gfx90a"));
+            if agents < 2 || !cpu || !gpu {
+                o.problems.push(format!(
+                    "expected the CPU agent and a gfx90a GPU agent: {agents} agents listed, CPU {cpu}, gfx90a {gpu}"
+                ));
+            }
+            if !stdout.contains("*** Done ***") {
+                o.problems.push("never printed *** Done ***".into());
+            }
+        }
+        Judge::AgentEnumerator => {
+            if !status.success() {
+                o.problems.push(format!("exited with {status}"));
+            }
+            if !stdout.lines().any(|l| l.trim() == "gfx90a") {
+                o.problems
+                    .push(format!("did not list gfx90a: {:?}", stdout.trim()));
+            }
+        }
+    }
+}
+
+/// For every process that left a capture or a witness log: the comparison.
+fn compare_processes(dir: &Path, o: &mut Outcome) {
+    let mut pids: BTreeMap<u32, (Option<PathBuf>, Option<PathBuf>)> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = |prefix: &str, suffix: &str| {
+            name.strip_prefix(prefix)?
+                .strip_suffix(suffix)?
+                .parse::<u32>()
+                .ok()
+        };
+        if let Some(pid) = pid("capture-", ".sgcap") {
+            pids.entry(pid).or_default().0 = Some(entry.path());
+        } else if let Some(pid) = pid("witness-", ".jsonl") {
+            pids.entry(pid).or_default().1 = Some(entry.path());
+        }
+    }
+    o.processes = pids.len();
+    for (pid, (capture, witness)) in pids {
+        let events = match &witness {
+            None => Vec::new(),
+            Some(w) => {
+                match compare::parse_witness(&std::fs::read_to_string(w).unwrap_or_default()) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        o.problems.push(format!("pid {pid}: {e}"));
+                        continue;
+                    }
+                }
+            }
+        };
+        let records = match &capture {
+            None => {
+                if events
+                    .iter()
+                    .any(|e| matches!(e, compare::Event::Launch(_)))
+                {
+                    o.problems.push(format!(
+                        "pid {pid}: the witness recorded launches but there is no capture"
+                    ));
+                }
+                Vec::new()
+            }
+            Some(c) => match inspect(c) {
+                Ok(r) => r,
+                Err(e) => {
+                    o.problems.push(format!("pid {pid}: {e}"));
+                    continue;
+                }
+            },
+        };
+        let (dispatches, mut problems) = compare::dispatches(&records);
+        let v = compare::compare(&events, &dispatches);
+        problems.extend(v.problems.iter().cloned());
+        for p in problems.iter().take(40) {
+            o.problems.push(format!("pid {pid}: {p}"));
+        }
+        if problems.len() > 40 {
+            o.problems
+                .push(format!("pid {pid}: ... and {} more", problems.len() - 40));
+        }
+        o.dispatches += v.dispatches();
+        o.user_dispatches += v.user_dispatches;
+        o.blits += v.blit_total();
+        o.launches += v.launches;
+    }
+}
+
+/// `softgpu inspect --format jsonl`: the records, or why they cannot be read (an incomplete
+/// capture included).
+fn inspect(capture: &Path) -> Result<Vec<serde_json::Value>, String> {
+    let out = Command::new(cli())
+        .arg("inspect")
+        .arg(capture)
+        .args(["--format", "jsonl"])
+        .output()
+        .map_err(|e| format!("cannot run softgpu inspect: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "softgpu inspect {} exited with {}: {}",
+            capture.display(),
+            out.status,
+            err.trim()
+        ));
+    }
+    if !err.trim().is_empty() {
+        return Err(format!(
+            "softgpu inspect warned about {}: {}",
+            capture.display(),
+            err.trim()
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).map_err(|e| format!("inspect JSONL is not JSON ({e}): {l}"))
+        })
+        .collect()
+}
+
+/// Run every program of `library` on `hip` and fail with everything that went wrong.
+fn check_library(library: &str, hip: Hip) {
+    let list: Vec<&Program> = programs()
+        .iter()
+        .filter(|p| p.library == library && p.hip == hip)
+        .collect();
+    assert!(
+        !list.is_empty(),
+        "no program for {library} on {}",
+        hip.label()
+    );
+    let mut report = String::new();
+    for p in list {
+        let o = outcome(p);
+        eprintln!(
+            "realworld: {} {} ({}): {} s, {} processes, {} launches, {} dispatches ({} user, {} blit){}{}",
+            p.library,
+            p.id,
+            p.hip.label(),
+            o.elapsed.as_secs(),
+            o.processes,
+            o.launches,
+            o.dispatches,
+            o.user_dispatches,
+            o.blits,
+            o.gtest
+                .map(|(ran, passed, num)| format!(
+                    ", gtest {ran} run, {passed} passed, {num} failed numerically"
+                ))
+                .unwrap_or_default(),
+            if o.problems.is_empty() {
+                ""
+            } else {
+                ": FAILED"
+            }
+        );
+        if !o.problems.is_empty() {
+            report.push_str(&format!("{} ({}):\n", p.id, p.hip.label()));
+            for problem in &o.problems {
+                report.push_str("  - ");
+                report.push_str(&problem.replace('\n', "\n    "));
+                report.push('\n');
+            }
+        }
+    }
+    assert!(report.is_empty(), "{library} on {}:\n{report}", hip.label());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The matrix
+// ---------------------------------------------------------------------------------------------
+
+/// Dispatch counts in the matrix: exact. (Every program of the suite is deterministic in what
+/// it launches for a fresh HOME; should one not be, its count would be given as a range here.)
+fn matrix() -> String {
+    let mut rows: Vec<(&'static str, Hip)> = Vec::new();
+    for p in programs() {
+        if !rows.contains(&(p.library, p.hip)) {
+            rows.push((p.library, p.hip));
+        }
+    }
+    let mut s = String::from(
+        "| library | HIP | status | dispatches captured | programs | notes |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for (library, hip) in rows {
+        let list: Vec<&Program> = programs()
+            .iter()
+            .filter(|p| p.library == library && p.hip == hip)
+            .collect();
+        let outcomes: Vec<Arc<Outcome>> = list.iter().map(|p| outcome(p)).collect();
+        let failing: Vec<&str> = list
+            .iter()
+            .zip(&outcomes)
+            .filter(|(_, o)| !o.problems.is_empty())
+            .map(|(p, _)| p.id.as_str())
+            .collect();
+        let status = if failing.is_empty() {
+            "runs, witness holds".to_string()
+        } else {
+            format!("**fails**: {}", failing.join(", "))
+        };
+        let dispatches: u64 = outcomes.iter().map(|o| o.dispatches).sum();
+        let mut notes: Vec<&str> = Vec::new();
+        for p in &list {
+            for w in &p.workarounds {
+                if !notes.contains(&w.note()) {
+                    notes.push(w.note());
+                }
+            }
+        }
+        let names: Vec<String> = list.iter().map(|p| format!("`{}`", p.id)).collect();
+        s.push_str(&format!(
+            "| {library} | {} | {status} | {dispatches} | {} | {} |\n",
+            hip.version_full(),
+            names.join(", "),
+            if notes.is_empty() {
+                "-".to_string()
+            } else {
+                notes.join("; ")
+            }
+        ));
+    }
+    s
+}
+
+trait VersionFull {
+    fn version_full(self) -> &'static str;
+}
+
+impl VersionFull for Hip {
+    fn version_full(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "5.2.3",
+            Hip::V6_4 => "6.4.3",
+        }
+    }
+}
+
+#[test]
+fn the_readme_compatibility_matrix_is_what_the_suite_measured() {
+    let table = matrix();
+    eprintln!("{table}");
+    common::generated_section("README.md", "realworld-matrix", &table);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The witness itself
+// ---------------------------------------------------------------------------------------------
+
+/// The launch entry points a HIP library exports (`nm -D --defined-only`).
+fn exported_launch_functions(lib: &Path) -> Vec<String> {
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(lib)
+        .output()
+        .expect("cannot run nm (binutils)");
+    assert!(out.status.success(), "nm {} failed", lib.display());
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .map(|s| s.split('@').next().unwrap().to_string())
+        .filter(|s| {
+            let launch = s.contains("LaunchKernel")
+                || s.contains("LaunchCooperativeKernel")
+                || s.contains("LaunchMultiKernel")
+                || s.starts_with("hipGraphLaunch")
+                || s == "hipLaunchByPtr";
+            launch && !s.contains("hip_impl") && !s.contains("GGL")
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_witness_interposes_every_kernel_launch_entry_point_each_hip_exports() {
+    for (hip, lib) in [
+        (
+            Hip::V5_2,
+            PathBuf::from("/usr/lib/x86_64-linux-gnu/libamdhip64.so.5"),
+        ),
+        (
+            Hip::V6_4,
+            sid_root().join("usr/lib/x86_64-linux-gnu/libamdhip64.so.6"),
+        ),
+    ] {
+        let site = site(hip);
+        let hip_launches = exported_launch_functions(&lib);
+        assert!(
+            hip_launches.len() >= 8,
+            "{}: too few launch functions found: {hip_launches:?}",
+            lib.display()
+        );
+        let witness = exported_launch_functions(&site.witness.host);
+        let missing: Vec<&String> = hip_launches
+            .iter()
+            .filter(|f| !witness.contains(f))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{}: the witness does not interpose {missing:?} (HIP exports {hip_launches:?})",
+            hip.label()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One test per library and HIP version
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn rocminfo_on_hip_5_2_lists_every_agent_under_the_shim() {
+    check_library("rocminfo", Hip::V5_2);
+}
+
+#[test]
+fn rocminfo_on_hip_6_4_lists_every_agent_under_the_shim() {
+    check_library("rocminfo", Hip::V6_4);
+}
+
+#[test]
+fn rocrand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds() {
+    check_library("rocRAND", Hip::V5_2);
+}
+
+#[test]
+fn rocrand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds() {
+    check_library("rocRAND", Hip::V6_4);
+}
+
+#[test]
+fn hiprand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds() {
+    check_library("hipRAND", Hip::V5_2);
+}
+
+#[test]
+fn hiprand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds() {
+    check_library("hipRAND", Hip::V6_4);
+}
