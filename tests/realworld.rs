@@ -431,7 +431,6 @@ fn gtest_program(
     }
 }
 
-#[allow(dead_code)]
 fn with(mut p: Program, w: &[Workaround]) -> Program {
     p.workarounds.extend_from_slice(w);
     p
@@ -469,9 +468,20 @@ fn programs() -> &'static [Program] {
             enumerator(V5_2),
             client_program("rocRAND", V5_2, "rocrand", &["rocrand"]),
             client_program("hipRAND", V5_2, "hiprand", &["hiprand"]),
+            client_program("rocSPARSE", V5_2, "rocsparse", &["rocsparse"]),
+            client_program("rocPRIM", V5_2, "rocprim", &[]),
             // HIP 6.4.3 (sid chroot)
             rocminfo(V6_4),
             enumerator(V6_4),
+            client_program("rocBLAS", V6_4, "rocblas", &["rocblas"]),
+            client_program("hipBLAS", V6_4, "hipblas", &["hipblas"]),
+            client_program("hipBLASLt", V6_4, "hipblaslt", &["hipblaslt"]),
+            client_program("rocFFT", V6_4, "rocfft", &["rocfft"]),
+            client_program("hipFFT", V6_4, "hipfft", &["hipfft"]),
+            client_program("rocSOLVER", V6_4, "rocsolver", &["rocsolver", "rocblas"]),
+            client_program("hipSOLVER", V6_4, "hipsolver", &["hipsolver"]),
+            client_program("rocSPARSE", V6_4, "rocsparse", &["rocsparse"]),
+            client_program("hipSPARSE", V6_4, "hipsparse", &["hipsparse"]),
             client_program("rocRAND", V6_4, "rocrand", &["rocrand"]),
             gtest_program(
                 "rocRAND",
@@ -481,6 +491,13 @@ fn programs() -> &'static [Program] {
                 300,
             ),
             client_program("hipRAND", V6_4, "hiprand", &["hiprand"]),
+            client_program("rocPRIM", V6_4, "rocprim", &[]),
+            client_program("hipCUB", V6_4, "hipcub", &[]),
+            client_program("rocThrust", V6_4, "rocthrust", &[]),
+            with(
+                client_program("MIOpen", V6_4, "miopen", &["MIOpen"]),
+                &[MiopenHipKernels],
+            ),
         ]
     })
 }
@@ -998,32 +1015,38 @@ fn the_witness_interposes_every_kernel_launch_entry_point_each_hip_exports() {
 // One test per library and HIP version
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn rocminfo_on_hip_5_2_lists_every_agent_under_the_shim() {
-    check_library("rocminfo", Hip::V5_2);
+/// One test per (library, HIP version): `cargo test --release --test realworld <name>`.
+macro_rules! library_tests {
+    ($($name:ident: $library:literal on $hip:ident;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check_library($library, Hip::$hip);
+            }
+        )*
+    };
 }
 
-#[test]
-fn rocminfo_on_hip_6_4_lists_every_agent_under_the_shim() {
-    check_library("rocminfo", Hip::V6_4);
-}
-
-#[test]
-fn rocrand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds() {
-    check_library("rocRAND", Hip::V5_2);
-}
-
-#[test]
-fn rocrand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds() {
-    check_library("rocRAND", Hip::V6_4);
-}
-
-#[test]
-fn hiprand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds() {
-    check_library("hipRAND", Hip::V5_2);
-}
-
-#[test]
-fn hiprand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds() {
-    check_library("hipRAND", Hip::V6_4);
+library_tests! {
+    rocminfo_on_hip_5_2_lists_every_agent_under_the_shim: "rocminfo" on V5_2;
+    rocminfo_on_hip_6_4_lists_every_agent_under_the_shim: "rocminfo" on V6_4;
+    rocrand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds: "rocRAND" on V5_2;
+    rocrand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocRAND" on V6_4;
+    hiprand_on_hip_5_2_runs_under_the_shim_and_the_witness_holds: "hipRAND" on V5_2;
+    hiprand_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipRAND" on V6_4;
+    rocsparse_on_hip_5_2_runs_under_the_shim_and_the_witness_holds: "rocSPARSE" on V5_2;
+    rocsparse_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocSPARSE" on V6_4;
+    rocprim_on_hip_5_2_runs_under_the_shim_and_the_witness_holds: "rocPRIM" on V5_2;
+    rocprim_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocPRIM" on V6_4;
+    rocblas_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocBLAS" on V6_4;
+    hipblas_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipBLAS" on V6_4;
+    hipblaslt_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipBLASLt" on V6_4;
+    rocfft_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocFFT" on V6_4;
+    hipfft_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipFFT" on V6_4;
+    rocsolver_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocSOLVER" on V6_4;
+    hipsolver_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipSOLVER" on V6_4;
+    hipsparse_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipSPARSE" on V6_4;
+    hipcub_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "hipCUB" on V6_4;
+    rocthrust_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "rocThrust" on V6_4;
+    miopen_on_hip_6_4_runs_under_the_shim_and_the_witness_holds: "MIOpen" on V6_4;
 }
