@@ -369,8 +369,13 @@ enum Exe {
 enum Judge {
     /// Exit 0 and `rw: done=1`.
     Client,
-    /// A packaged GoogleTest suite: completes, every failure numerical.
-    Gtest,
+    /// A packaged GoogleTest suite: completes, every failure a numerical comparison (gtest's
+    /// value comparisons, or a block holding one of these library-specific result checks).
+    Gtest { numerical: &'static [&'static str] },
+    /// A rocThrust test program (Thrust's own unit-test driver): completes with
+    /// `Totals: F failures, K known failures, 0 errors, and P passes.`, every failure a
+    /// comparison of values or sequences.
+    Thrust,
     /// rocminfo: exit 0, the CPU agent and a gfx90a GPU agent listed, `*** Done ***`.
     Rocminfo,
     /// rocm_agent_enumerator: exit 0, lists gfx90a.
@@ -387,6 +392,8 @@ struct Program {
     exe: Exe,
     args: Vec<String>,
     judge: Judge,
+    /// Extra environment that is not a workaround (e.g. a test driver's output option).
+    env: Vec<(&'static str, &'static str)>,
     workarounds: Vec<Workaround>,
     deadline: Duration,
 }
@@ -404,20 +411,22 @@ fn client_program(
         exe: Exe::Client { src, libs },
         args: vec![],
         judge: Judge::Client,
+        env: vec![],
         workarounds: vec![],
         deadline: Duration::from_secs(300),
     }
 }
 
+/// A packaged test program of the sid chroot: `/usr/libexec/rocm/<package>/<binary>`, its
+/// id `<binary>` (unique per HIP version), run with a gtest filter.
 fn gtest_program(
     library: &'static str,
-    id: &str,
     path: &'static str,
     filter: &str,
     deadline_s: u64,
 ) -> Program {
     Program {
-        id: id.to_string(),
+        id: path.rsplit('/').next().unwrap().to_string(),
         library,
         hip: Hip::V6_4,
         exe: Exe::Installed(path),
@@ -425,16 +434,59 @@ fn gtest_program(
             format!("--gtest_filter={filter}"),
             "--gtest_color=no".into(),
         ],
-        judge: Judge::Gtest,
+        judge: Judge::Gtest { numerical: &[] },
+        env: vec![],
         workarounds: vec![],
         deadline: Duration::from_secs(deadline_s),
     }
+}
+
+/// A rocThrust test program, run on the named tests only.
+fn thrust_program(path: &'static str, tests: &[&str], deadline_s: u64) -> Program {
+    Program {
+        id: path.rsplit('/').next().unwrap().to_string(),
+        library: "rocThrust",
+        hip: Hip::V6_4,
+        exe: Exe::Installed(path),
+        args: tests.iter().map(|t| t.to_string()).collect(),
+        judge: Judge::Thrust,
+        env: vec![],
+        workarounds: vec![],
+        deadline: Duration::from_secs(deadline_s),
+    }
+}
+
+/// Library-specific messages of a failed result check.
+fn numerical(mut p: Program, marks: &'static [&'static str]) -> Program {
+    p.judge = Judge::Gtest { numerical: marks };
+    p
+}
+
+fn env(mut p: Program, vars: &[(&'static str, &'static str)]) -> Program {
+    p.env.extend_from_slice(vars);
+    p
 }
 
 fn with(mut p: Program, w: &[Workaround]) -> Program {
     p.workarounds.extend_from_slice(w);
     p
 }
+
+/// The rocBLAS gtest subset: single-precision GEMMs of the quick small category without
+/// transposes (Tensile), the argument checks of GEMM, GEMV, AXPY, DOT and TRSM, Fortran GEMV,
+/// single-precision AXPY with alpha, and TRSM with zero sizes.
+const ROCBLAS_FILTER: &str = "_/gemm.blas3_tensile/quick_gemm_small_f32_r_NN_*:\
+    _/gemm.blas3_tensile/quick_gemm_bad_arg*:_/gemv.blas2/quick_gemv_fortran*:\
+    _/gemv.blas2/quick_gemv_bad_arg*:_/axpy.blas1/quick_blas1_bad_arg*:\
+    _/dot.blas1/quick_blas1_bad_arg*:_/trsm.blas3_tensile/quick_trsm_bad_arg*:\
+    _/trsm.blas3_tensile/quick_trsm_zero*:_/axpy.blas1/quick_blas1_with_alpha_f32_r_*";
+
+/// rocFFT's and hipFFT's accuracy checks against FFTW (norms of the difference over cutoffs).
+const FFT_CHECKS: &[&str] = &["Linf test failed", "L2 test failed"];
+
+/// rocPRIM's and hipCUB's device-wide tests without those over 4 GiB of data (hours of host
+/// reference work each here).
+const LARGE_EXCLUDED: &str = "-*LargeIndices*:*Over4G*:*LargeInput*";
 
 /// Every program of the suite, in matrix order.
 fn programs() -> &'static [Program] {
@@ -449,6 +501,7 @@ fn programs() -> &'static [Program] {
             exe: Exe::Installed("/usr/bin/rocminfo"),
             args: vec![],
             judge: Judge::Rocminfo,
+            env: vec![],
             workarounds: vec![AmdgpuStandIns],
             deadline: Duration::from_secs(120),
         };
@@ -459,6 +512,7 @@ fn programs() -> &'static [Program] {
             exe: Exe::Installed("/usr/bin/rocm_agent_enumerator"),
             args: vec![],
             judge: Judge::AgentEnumerator,
+            env: vec![],
             workarounds: vec![AmdgpuStandIns],
             deadline: Duration::from_secs(120),
         };
@@ -474,28 +528,174 @@ fn programs() -> &'static [Program] {
             rocminfo(V6_4),
             enumerator(V6_4),
             client_program("rocBLAS", V6_4, "rocblas", &["rocblas"]),
+            env(
+                gtest_program(
+                    "rocBLAS",
+                    "/usr/libexec/rocm/librocblas4-tests/rocblas-test",
+                    ROCBLAS_FILTER,
+                    1200,
+                ),
+                // rocblas-test prints no per-test lines unless asked (its run-tests script asks).
+                &[("GTEST_LISTENER", "PASS_LINE_IN_LOG")],
+            ),
             client_program("hipBLAS", V6_4, "hipblas", &["hipblas"]),
             client_program("hipBLASLt", V6_4, "hipblaslt", &["hipblaslt"]),
             client_program("rocFFT", V6_4, "rocfft", &["rocfft"]),
+            numerical(
+                gtest_program(
+                    "rocFFT",
+                    "/usr/libexec/rocm/librocfft0-tests/rocfft-test",
+                    "pow2_1D/accuracy_test.vs_fftw/complex_forward_len_1024_single_*:\
+                     pow2_1D/accuracy_test.vs_fftw/real_forward_len_4096_single_*:\
+                     pow2_2D/accuracy_test.vs_fftw/complex_forward_len_64_64_single_op_batch_1_*",
+                    900,
+                ),
+                FFT_CHECKS,
+            ),
             client_program("hipFFT", V6_4, "hipfft", &["hipfft"]),
+            numerical(
+                gtest_program(
+                    "hipFFT",
+                    "/usr/libexec/rocm/libhipfft0-tests/hipfft-test",
+                    "pow2_1D/accuracy_test.vs_fftw/complex_forward_len_1024_single_*:\
+                     pow2_1D/accuracy_test.vs_fftw/real_forward_len_1024_single_op_*",
+                    600,
+                ),
+                FFT_CHECKS,
+            ),
             client_program("rocSOLVER", V6_4, "rocsolver", &["rocsolver", "rocblas"]),
+            gtest_program(
+                "rocSOLVER",
+                "/usr/libexec/rocm/librocsolver0-tests/rocsolver-test",
+                "checkin_lapack/GETRF.__float/*:checkin_lapack/POTRF.__float/*",
+                900,
+            ),
             client_program("hipSOLVER", V6_4, "hipsolver", &["hipsolver"]),
+            env(
+                gtest_program(
+                    "hipSOLVER",
+                    "/usr/libexec/rocm/libhipsolver0-tests/hipsolver-test",
+                    "checkin_lapack/GETRF.__float/*:checkin_lapack/POTRF.__float/*",
+                    600,
+                ),
+                &[("GTEST_LISTENER", "PASS_LINE_IN_LOG")],
+            ),
             client_program("rocSPARSE", V6_4, "rocsparse", &["rocsparse"]),
+            gtest_program(
+                "rocSPARSE",
+                "/usr/libexec/rocm/librocsparse1-tests/rocsparse-test",
+                "quick/csrmv.level2/f32_r_*",
+                900,
+            ),
             client_program("hipSPARSE", V6_4, "hipsparse", &["hipsparse"]),
+            gtest_program(
+                "hipSPARSE",
+                "/usr/libexec/rocm/libhipsparse1-tests/hipsparse-test",
+                "csrmv/parameterized_csrmv.csrmv_float/*:\
+                 spmv_coo/parameterized_spmv_coo.spmv_coo_i32_float/*:csrmv_bad_arg.*",
+                600,
+            ),
             client_program("rocRAND", V6_4, "rocrand", &["rocrand"]),
             gtest_program(
                 "rocRAND",
-                "rocrand-test_rocrand_basic",
                 "/usr/libexec/rocm/librocrand1-tests/test_rocrand_basic",
                 "*",
                 300,
             ),
+            gtest_program(
+                "rocRAND",
+                "/usr/libexec/rocm/librocrand1-tests/test_rocrand_generate",
+                "*",
+                300,
+            ),
+            gtest_program(
+                "rocRAND",
+                "/usr/libexec/rocm/librocrand1-tests/test_rocrand_hipgraphs",
+                "*",
+                300,
+            ),
+            gtest_program(
+                "rocRAND",
+                "/usr/libexec/rocm/librocrand1-tests/test_rocrand_kernel_xorwow",
+                "*",
+                300,
+            ),
             client_program("hipRAND", V6_4, "hiprand", &["hiprand"]),
+            gtest_program(
+                "hipRAND",
+                "/usr/libexec/rocm/libhiprand1-tests/test_hiprand_api",
+                "*",
+                300,
+            ),
+            gtest_program(
+                "hipRAND",
+                "/usr/libexec/rocm/libhiprand1-tests/test_hiprand_kernel",
+                "*",
+                300,
+            ),
             client_program("rocPRIM", V6_4, "rocprim", &[]),
+            gtest_program(
+                "rocPRIM",
+                "/usr/libexec/rocm/librocprim-tests/test_device_reduce",
+                LARGE_EXCLUDED,
+                600,
+            ),
+            gtest_program(
+                "rocPRIM",
+                "/usr/libexec/rocm/librocprim-tests/test_device_radix_sort",
+                LARGE_EXCLUDED,
+                600,
+            ),
+            gtest_program(
+                "rocPRIM",
+                "/usr/libexec/rocm/librocprim-tests/test_hipgraph_algs",
+                "*",
+                300,
+            ),
             client_program("hipCUB", V6_4, "hipcub", &[]),
+            gtest_program(
+                "hipCUB",
+                "/usr/libexec/rocm/libhipcub-tests/test_hipcub_device_reduce",
+                LARGE_EXCLUDED,
+                600,
+            ),
+            gtest_program(
+                "hipCUB",
+                "/usr/libexec/rocm/libhipcub-tests/test_hipcub_device_scan",
+                LARGE_EXCLUDED,
+                600,
+            ),
             client_program("rocThrust", V6_4, "rocthrust", &[]),
+            thrust_program(
+                "/usr/libexec/rocm/librocthrust-tests/test_thrust_sort",
+                &[],
+                300,
+            ),
+            thrust_program(
+                "/usr/libexec/rocm/librocthrust-tests/test_thrust_reduce",
+                &[],
+                300,
+            ),
+            thrust_program(
+                "/usr/libexec/rocm/librocthrust-tests/test_thrust_scan",
+                &[],
+                300,
+            ),
             with(
                 client_program("MIOpen", V6_4, "miopen", &["MIOpen"]),
+                &[MiopenHipKernels],
+            ),
+            with(
+                numerical(
+                    gtest_program(
+                        "MIOpen",
+                        "/usr/libexec/rocm/libmiopen1-tests/miopen_gtest",
+                        "Smoke/GPU_UnitTestConvSolverGemmFwd1x1_0_1Fwd_*:\
+                         Smoke/GPU_UnitTestConvSolverGemmBwd1x1_Stride1Bwd_*",
+                        600,
+                    ),
+                    &["Gpu data is all zeros"],
+                ),
                 &[MiopenHipKernels],
             ),
         ]
@@ -574,8 +774,13 @@ fn run_program(p: &Program) -> Outcome {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v)),
     );
-    for w in &p.workarounds {
-        env.extend(w.env().iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    for (k, v) in p
+        .env
+        .iter()
+        .chain(p.workarounds.iter().flat_map(|w| w.env()))
+    {
+        env.retain(|(key, _)| key != k);
+        env.push((k.to_string(), v.to_string()));
     }
     let mut argv = vec![exe];
     argv.extend(p.args.iter().cloned());
@@ -592,8 +797,11 @@ fn run_program(p: &Program) -> Outcome {
         .stderr(std::fs::File::create(&stderr_path).unwrap());
     let ended = run_with_deadline(&mut cmd, p.deadline)
         .unwrap_or_else(|e| panic!("cannot start {} ({}): {e}", p.id, p.hip.label()));
-    let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
-    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    // Lossy: test programs print raw bytes (Thrust prints `signed char` values as they are).
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let stdout = read(&stdout_path);
+    let stderr = read(&stderr_path);
 
     let mut o = Outcome {
         elapsed: ended.elapsed,
@@ -642,12 +850,19 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
                 o.problems.push("never printed rw: done=1".into());
             }
         }
-        Judge::Gtest => {
+        Judge::Gtest { numerical: marks } => {
             let r = gtest::parse(stdout);
+            let is_numerical =
+                |b: &str| gtest::is_numerical(b) || gtest::names_result_check(b, marks);
             let numerical = r
                 .failed
                 .iter()
-                .filter(|f| !f.blocks.is_empty() && f.blocks.iter().all(|b| gtest::is_numerical(b)))
+                .filter(|f| {
+                    !f.blocks.is_empty()
+                        && gtest::judged_blocks(&f.blocks)
+                            .iter()
+                            .all(|b| is_numerical(b))
+                })
                 .count();
             o.gtest = Some((r.ran, r.passed, numerical));
             if r.ran == 0 {
@@ -665,7 +880,10 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
                     o.problems
                         .push(format!("test {} failed without a failure message", f.name));
                 }
-                for b in f.blocks.iter().filter(|b| !gtest::is_numerical(b)) {
+                for b in gtest::judged_blocks(&f.blocks)
+                    .into_iter()
+                    .filter(|b| !is_numerical(b))
+                {
                     o.problems.push(format!(
                         "test {} failed on something other than a numerical comparison:\n{}",
                         f.name,
@@ -676,6 +894,39 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
             // gtest exits 1 when a test failed; a signal or any other status is a crash.
             let code = status.code();
             if !(code == Some(0) || code == Some(1) && !r.failed.is_empty()) {
+                o.problems.push(format!("exited with {status}"));
+            }
+        }
+        Judge::Thrust => {
+            let r = gtest::parse_thrust(stdout);
+            o.gtest = Some((r.ran, r.passed, r.failures.len()));
+            match r.totals {
+                None => o
+                    .problems
+                    .push(format!("never printed Thrust's Totals line ({status})")),
+                Some((_, _, errors, _)) if errors > 0 => {
+                    o.problems.push(format!("Thrust reports {errors} errors"))
+                }
+                Some(_) => {}
+            }
+            for (name, block) in &r.errors {
+                o.problems.push(format!(
+                    "test {name} ended in an error:\n{}",
+                    block.trim_end()
+                ));
+            }
+            for (name, block) in r
+                .failures
+                .iter()
+                .filter(|(_, b)| !gtest::is_thrust_value_check(b))
+            {
+                o.problems.push(format!(
+                    "test {name} failed on something other than a comparison of values:\n{}",
+                    block.trim_end()
+                ));
+            }
+            let code = status.code();
+            if !(code == Some(0) || code == Some(1) && !r.failures.is_empty()) {
                 o.problems.push(format!("exited with {status}"));
             }
         }

@@ -123,8 +123,19 @@ pub fn is_number(s: &str) -> bool {
     if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         return inner.split(',').all(is_number);
     }
+    // A character as gtest prints one: '3' (51, 0x33), '\xD2' (-46), '\0'.
+    if let Some(rest) = s.strip_prefix('\'') {
+        if let Some(end) = rest.rfind('\'') {
+            let (lit, tail) = (&rest[..end], rest[end + 1..].trim());
+            return !lit.is_empty() && lit.chars().count() <= 4 && (tail.is_empty() || is_number(tail));
+        }
+    }
     if let Some(inner) = s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
         return inner.split(',').all(is_number);
+    }
+    // rocPRIM's printer for pairs and custom types: [1234; 1234].
+    if let Some(inner) = s.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        return inner.split([';', ',']).all(is_number);
     }
     let t = s.trim_start_matches(['+', '-']).to_ascii_lowercase();
     if matches!(t.as_str(), "nan" | "inf" | "infinity" | "-nan" | "nan(ind)")
@@ -200,6 +211,13 @@ pub fn is_numerical(block: &str) -> bool {
         return !values.is_empty() && values.iter().all(|v| is_number(v))
             || operands.len() == 2 && operands.iter().all(|v| is_number(v));
     }
+    // rocPRIM's bitwise comparison of a result element with the reference: "Expected
+    // strict/bitwise equality of these values:" then "result: X" and "expected: Y", the values
+    // printed as their type prints (characters raw).
+    if lines.iter().any(|l| l.starts_with("Expected strict/bitwise equality of these values:")) {
+        return lines.iter().any(|l| l.starts_with("result:"))
+            && lines.iter().any(|l| l.starts_with("expected:"));
+    }
     // EXPECT_NEAR
     if lines
         .iter()
@@ -218,6 +236,110 @@ pub fn is_numerical(block: &str) -> bool {
     // EXPECT_FLOAT_EQ / EXPECT_DOUBLE_EQ print "Expected equality" (handled) ; EXPECT_PRED_FORMAT
     // helpers of the libraries print their own lines, handled by the callers' allow lists.
     false
+}
+
+/// Whether a failure block only reports failures of the assertions inside a helper
+/// (`EXPECT_NO_FATAL_FAILURE(helper(...))`: "doesn't generate new fatal failures in the current
+/// thread. Actual: it does."). Such a block is judged by those inner failures, which gtest
+/// reports as blocks of their own.
+pub fn is_derived(block: &str) -> bool {
+    block.contains("doesn't generate new fatal failures in the current thread")
+}
+
+/// The failure blocks of one test that must be judged: all but the derived ones, when there are
+/// others (a derived block alone is judged as it is).
+pub fn judged_blocks(blocks: &[String]) -> Vec<&String> {
+    let own: Vec<&String> = blocks.iter().filter(|b| !is_derived(b)).collect();
+    if own.is_empty() {
+        blocks.iter().collect()
+    } else {
+        own
+    }
+}
+
+/// Whether a failure block is one of a library's own result checks (`marks`: the messages its
+/// test helpers print when computed values differ from the reference, e.g. rocFFT's
+/// `Linf test failed`), and names no error.
+pub fn names_result_check(block: &str, marks: &[&str]) -> bool {
+    let lower = block.to_ascii_lowercase();
+    !ERROR_MARKS.iter().any(|m| lower.contains(m)) && marks.iter().any(|m| block.contains(m))
+}
+
+/// What a Thrust unit-test program printed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThrustReport {
+    /// `Running N unit tests.`
+    pub ran: usize,
+    pub passed: usize,
+    /// (failures, known failures, errors, passes) from the `Totals:` line.
+    pub totals: Option<(usize, usize, usize, usize)>,
+    /// Each `FAILURE: name` block.
+    pub failures: Vec<(String, String)>,
+    /// Each `ERROR: name` block (an exception, e.g. a HIP error thrust turned into one).
+    pub errors: Vec<(String, String)>,
+}
+
+/// Parse the output of Thrust's unit-test driver (rocThrust's `test_thrust_*` programs).
+pub fn parse_thrust(out: &str) -> ThrustReport {
+    let mut r = ThrustReport::default();
+    let mut current: Option<(bool, String, String)> = None;
+    let flush = |r: &mut ThrustReport, c: &mut Option<(bool, String, String)>| {
+        if let Some((is_error, name, block)) = c.take() {
+            if is_error {
+                r.errors.push((name, block));
+            } else {
+                r.failures.push((name, block));
+            }
+        }
+    };
+    for line in out.lines() {
+        if let Some(n) = line.strip_prefix("Running ").and_then(|l| {
+            l.strip_suffix(" unit tests.")
+                .or_else(|| l.strip_suffix(" unit test."))
+        }) {
+            r.ran = n.trim().parse().unwrap_or(0);
+        } else if line.starts_with("================") {
+            flush(&mut r, &mut current);
+        } else if let Some(name) = line.strip_prefix("FAILURE: ") {
+            flush(&mut r, &mut current);
+            current = Some((false, name.trim().to_string(), String::new()));
+        } else if let Some(name) = line.strip_prefix("ERROR: ") {
+            flush(&mut r, &mut current);
+            current = Some((true, name.trim().to_string(), String::new()));
+        } else if let Some(rest) = line.strip_prefix("Totals: ") {
+            flush(&mut r, &mut current);
+            // "9 failures, 0 known failures, 0 errors, and 5 passes."
+            let nums: Vec<usize> = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty())
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            if let [f, k, e, p] = nums.as_slice() {
+                r.totals = Some((*f, *k, *e, *p));
+                r.passed = *p;
+            }
+        } else if let Some((_, _, block)) = current.as_mut() {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    flush(&mut r, &mut current);
+    r
+}
+
+/// Whether a Thrust FAILURE block is a comparison of computed values: Thrust's
+/// `values are not equal`, `values are not approximately equal` or `Sequences are not equal`
+/// (its ASSERT_EQUAL family), naming no error.
+pub fn is_thrust_value_check(block: &str) -> bool {
+    let lower = block.to_ascii_lowercase();
+    let first = block.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    !["exception", "hiperror", "error", "abort"]
+        .iter()
+        .any(|m| lower.contains(m))
+        && (first.contains("values are not equal")
+            || first.contains("values are not approximately equal")
+            || first.contains("Sequences are not equal")
+            || first.contains("Sequences are not approximately equal"))
 }
 
 #[cfg(test)]
@@ -284,6 +406,47 @@ Expected equality of these values:
         for n in ["hipSuccess", "true", "rocblas_status_success", "", "(a,b)"] {
             assert!(!is_number(n), "{n}");
         }
+    }
+
+    #[test]
+    fn thrust_output_is_read_with_its_totals_and_each_failure_and_error() {
+        let out = "Running 3 unit tests.\nF.E\n================================================================\n\
+FAILURE: TestSortAscendingKey\n[testing/sort.cu:88] Sequences are not equal [type='int']\n  [0] 30  88\n\
+================================================================\nERROR: TestReduce\n[testing/reduce.cu:1] \
+unknown exception\n================================================================\n\
+Totals: 1 failures, 0 known failures, 1 errors, and 1 passes.\n";
+        let r = parse_thrust(out);
+        assert_eq!(r.ran, 3);
+        assert_eq!(r.totals, Some((1, 0, 1, 1)));
+        assert_eq!(r.failures.len(), 1);
+        assert!(is_thrust_value_check(&r.failures[0].1));
+        assert_eq!(r.errors[0].0, "TestReduce");
+        assert!(!is_thrust_value_check(
+            "[x.cu:1] values are not equal: hipErrorInvalidValue\n"
+        ));
+        assert!(!is_thrust_value_check("[x.cu:1] something else\n"));
+    }
+
+    #[test]
+    fn a_helper_wrapper_block_is_judged_by_the_failures_inside_it() {
+        let inner = "t.hpp:1: Failure\nExpected equality of these values:\n  result\n    Which is: 0\n  expected\n    Which is: 5\n".to_string();
+        let wrapper = "t.cpp:2: Failure\nExpected: assert_near(a, b) doesn't generate new fatal failures in the current thread.\n  Actual: it does.\n".to_string();
+        let both = vec![inner.clone(), wrapper.clone()];
+        assert_eq!(judged_blocks(&both), vec![&inner]);
+        let alone = vec![wrapper.clone()];
+        assert_eq!(judged_blocks(&alone), vec![&wrapper]);
+        assert!(!is_numerical(&wrapper));
+    }
+
+    #[test]
+    fn a_library_result_check_counts_only_when_it_names_no_error() {
+        let b = "x.h:1: Failure\nValue of: diff.l_inf <= linf_cutoff\n  Actual: false\nExpected: true\nLinf test failed.\n";
+        assert!(names_result_check(b, &["Linf test failed"]));
+        assert!(!names_result_check(b, &["L2 test failed"]));
+        assert!(!names_result_check(
+            "Linf test failed. hipErrorOutOfMemory\n",
+            &["Linf test failed"]
+        ));
     }
 
     #[test]
