@@ -313,6 +313,51 @@ fn client(hip: Hip, name: &str, libs: &[&str], extra: &[&str]) -> Place {
     built.unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// `integration/witness/selftest.cpp` and its module `selftest_module.cpp` (`--genco`), built
+/// once per HIP version.
+fn witness_selftest(hip: Hip) -> (Place, Place) {
+    static CACHE: Cache<Result<(Place, Place), String>> = OnceLock::new();
+    once(&CACHE, hip.label().to_string(), || {
+        let site = site(hip);
+        let bin = site.base.join("bin");
+        std::fs::create_dir_all(&bin.host).unwrap();
+        let (exe, module) = (
+            bin.join("witness_selftest"),
+            bin.join("witness_selftest_module.co"),
+        );
+        let src = |f: &str| format!("{}/witness/{f}", site.src.seen);
+        let argv = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        build_step(
+            site,
+            &argv(&[
+                "hipcc",
+                "--offload-arch=gfx90a",
+                "-O1",
+                "-w",
+                &src("selftest.cpp"),
+                "-o",
+                &exe.seen,
+            ]),
+            "hipcc of integration/witness/selftest.cpp",
+        )?;
+        build_step(
+            site,
+            &argv(&[
+                "hipcc",
+                "--genco",
+                "--offload-arch=gfx90a",
+                "-O1",
+                &src("selftest_module.cpp"),
+                "-o",
+                &module.seen,
+            ]),
+            "hipcc --genco of integration/witness/selftest_module.cpp",
+        )?;
+        Ok((exe, module))
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The programs
 // ---------------------------------------------------------------------------------------------
@@ -363,6 +408,8 @@ enum Exe {
     },
     /// An installed program (path as the program sees it).
     Installed(&'static str),
+    /// The witness's own test program `integration/witness/selftest.cpp`, given its module.
+    WitnessSelftest,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,6 +443,8 @@ struct Program {
     env: Vec<(&'static str, &'static str)>,
     workarounds: Vec<Workaround>,
     deadline: Duration,
+    /// Preload the witness in front of the shim (false only to show that it changes nothing).
+    witness: bool,
 }
 
 fn client_program(
@@ -414,6 +463,7 @@ fn client_program(
         env: vec![],
         workarounds: vec![],
         deadline: Duration::from_secs(300),
+        witness: true,
     }
 }
 
@@ -438,6 +488,7 @@ fn gtest_program(
         env: vec![],
         workarounds: vec![],
         deadline: Duration::from_secs(deadline_s),
+        witness: true,
     }
 }
 
@@ -453,6 +504,7 @@ fn thrust_program(path: &'static str, tests: &[&str], deadline_s: u64) -> Progra
         env: vec![],
         workarounds: vec![],
         deadline: Duration::from_secs(deadline_s),
+        witness: true,
     }
 }
 
@@ -481,8 +533,13 @@ const ROCBLAS_FILTER: &str = "_/gemm.blas3_tensile/quick_gemm_small_f32_r_NN_*:\
     _/dot.blas1/quick_blas1_bad_arg*:_/trsm.blas3_tensile/quick_trsm_bad_arg*:\
     _/trsm.blas3_tensile/quick_trsm_zero*:_/axpy.blas1/quick_blas1_with_alpha_f32_r_*";
 
-/// rocFFT's and hipFFT's accuracy checks against FFTW (norms of the difference over cutoffs).
-const FFT_CHECKS: &[&str] = &["Linf test failed", "L2 test failed"];
+/// rocFFT's and hipFFT's accuracy checks against FFTW (norms of the difference over cutoffs),
+/// and their check that the output's norm is finite.
+const FFT_CHECKS: &[&str] = &[
+    "Linf test failed",
+    "L2 test failed",
+    "std::isfinite(gpu_norm",
+];
 
 /// rocPRIM's and hipCUB's device-wide tests without those over 4 GiB of data (hours of host
 /// reference work each here).
@@ -504,6 +561,7 @@ fn programs() -> &'static [Program] {
             env: vec![],
             workarounds: vec![AmdgpuStandIns],
             deadline: Duration::from_secs(120),
+            witness: true,
         };
         let enumerator = |hip: Hip| Program {
             id: "rocm_agent_enumerator".into(),
@@ -515,6 +573,7 @@ fn programs() -> &'static [Program] {
             env: vec![],
             workarounds: vec![AmdgpuStandIns],
             deadline: Duration::from_secs(120),
+            witness: true,
         };
         vec![
             // HIP 5.2.3 (bookworm, host)
@@ -719,6 +778,8 @@ struct Outcome {
     elapsed: Duration,
     /// For gtest programs: tests run, passed, failed numerically.
     gtest: Option<(usize, usize, usize)>,
+    /// The run directory (captures, witness logs, stdout.txt, stderr.txt).
+    dir: PathBuf,
 }
 
 fn outcome(p: &Program) -> Arc<Outcome> {
@@ -730,8 +791,14 @@ fn outcome(p: &Program) -> Arc<Outcome> {
 
 fn run_program(p: &Program) -> Outcome {
     let site = site(p.hip);
+    let mut args = p.args.clone();
     let exe = match &p.exe {
         Exe::Client { src, libs } => client(p.hip, src, libs, &[]).seen,
+        Exe::WitnessSelftest => {
+            let (exe, module) = witness_selftest(p.hip);
+            args.insert(0, module.seen);
+            exe.seen
+        }
         Exe::Installed(path) => {
             let host = match p.hip {
                 Hip::V5_2 => PathBuf::from(path),
@@ -760,7 +827,11 @@ fn run_program(p: &Program) -> Outcome {
         [
             (
                 "LD_PRELOAD",
-                format!("{}:{}", site.witness.seen, site.shim.seen),
+                if p.witness {
+                    format!("{}:{}", site.witness.seen, site.shim.seen)
+                } else {
+                    site.shim.seen.clone()
+                },
             ),
             ("SOFTGPU_CAPTURE", format!("{}/capture-%p.sgcap", dir.seen)),
             (
@@ -783,7 +854,7 @@ fn run_program(p: &Program) -> Outcome {
         env.push((k.to_string(), v.to_string()));
     }
     let mut argv = vec![exe];
-    argv.extend(p.args.iter().cloned());
+    argv.extend(args);
     let stdout_path = dir.host.join("stdout.txt");
     let stderr_path = dir.host.join("stderr.txt");
     let mut cmd = command(
@@ -805,6 +876,7 @@ fn run_program(p: &Program) -> Outcome {
 
     let mut o = Outcome {
         elapsed: ended.elapsed,
+        dir: dir.host.clone(),
         ..Outcome::default()
     };
     match ended.status {
@@ -825,7 +897,7 @@ fn run_program(p: &Program) -> Outcome {
             o.problems.push(format!("the shim logged: {}", line.trim()));
         }
     }
-    compare_processes(&dir.host, &mut o);
+    compare_processes(&dir.host, p.witness, &mut o);
     if !o.problems.is_empty() {
         o.problems.push(format!(
             "(run directory {}; stdout.txt and stderr.txt are there)",
@@ -973,8 +1045,9 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
     }
 }
 
-/// For every process that left a capture or a witness log: the comparison.
-fn compare_processes(dir: &Path, o: &mut Outcome) {
+/// For every process that left a capture or a witness log: the comparison (without the
+/// witness, only that every capture reads back complete).
+fn compare_processes(dir: &Path, with_witness: bool, o: &mut Outcome) {
     let mut pids: BTreeMap<u32, (Option<PathBuf>, Option<PathBuf>)> = BTreeMap::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -1025,6 +1098,10 @@ fn compare_processes(dir: &Path, o: &mut Outcome) {
             },
         };
         let (dispatches, mut problems) = compare::dispatches(&records);
+        if !with_witness {
+            o.dispatches += dispatches.len() as u64;
+            continue;
+        }
         let v = compare::compare(&events, &dispatches);
         problems.extend(v.problems.iter().cloned());
         for p in problems.iter().take(40) {
@@ -1260,6 +1337,236 @@ fn the_witness_interposes_every_kernel_launch_entry_point_each_hip_exports() {
             hip.label()
         );
     }
+}
+
+/// The witness on its own test program: what it logged is what the program did (every launch
+/// entry point, refused launches, stream capture, graphs with child graphs and updated nodes,
+/// racing threads, a reused stream handle, exit() from another thread), and the comparison with
+/// the capture holds.
+fn witness_selftest_holds(hip: Hip) {
+    let p = Program {
+        id: "witness-selftest".into(),
+        library: "witness",
+        hip,
+        exe: Exe::WitnessSelftest,
+        args: vec![],
+        judge: Judge::Client,
+        env: vec![],
+        workarounds: vec![],
+        deadline: Duration::from_secs(300),
+        witness: true,
+    };
+    let o = outcome(&p);
+    let mut problems = o.problems.clone();
+    // The same program without the witness: the same output and the same dispatches (counted
+    // per kernel and geometry: its threads race, so the order across queues may differ).
+    let bare = Program {
+        id: "witness-selftest-without-witness".into(),
+        witness: false,
+        ..p.clone()
+    };
+    let b = outcome(&bare);
+    problems.extend(
+        b.problems
+            .iter()
+            .filter(|p| !p.contains("run directory"))
+            .map(|p| format!("without the witness: {p}")),
+    );
+    let facts = |dir: &Path| -> Vec<String> {
+        String::from_utf8_lossy(&std::fs::read(dir.join("stdout.txt")).unwrap_or_default())
+            .lines()
+            .filter(|l| l.starts_with("rw: "))
+            .map(str::to_string)
+            .collect()
+    };
+    if facts(&o.dir) != facts(&b.dir) {
+        problems.push(format!(
+            "the program printed {:?} with the witness and {:?} without it",
+            facts(&o.dir),
+            facts(&b.dir)
+        ));
+    }
+    let capture_of = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "sgcap"))
+    };
+    match (capture_of(&o.dir), capture_of(&b.dir)) {
+        (Some(with), Some(without)) => {
+            let out = Command::new(cli())
+                .arg("diff")
+                .arg(&with)
+                .arg(&without)
+                .args(["--level", "count"])
+                .output()
+                .expect("cannot run softgpu diff");
+            if !out.status.success() {
+                problems.push(format!(
+                    "softgpu diff --level count of the captures with and without the witness: {}\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+        _ => problems.push("a capture is missing (with or without the witness)".into()),
+    }
+    let logs: Vec<PathBuf> = std::fs::read_dir(&o.dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(
+        logs.len(),
+        1,
+        "one witness log expected in {}",
+        o.dir.display()
+    );
+    let events = compare::parse_witness(&std::fs::read_to_string(&logs[0]).unwrap()).unwrap();
+    let launches: Vec<&compare::Launch> = events
+        .iter()
+        .filter_map(|e| match e {
+            compare::Event::Launch(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let count = |f: &dyn Fn(&compare::Launch) -> bool| launches.iter().filter(|l| f(l)).count();
+    let named = |l: &compare::Launch, n: &str| l.name.as_deref() == Some(n);
+    let mut expect = |what: &str, got: usize, want: usize| {
+        if got != want {
+            problems.push(format!("{what}: {got} in the witness log, expected {want}"));
+        }
+    };
+    expect(
+        "chevron k_one<<<4, 64>>> on the null stream",
+        count(&|l| {
+            l.api == "hipLaunchKernel"
+                && named(l, "_Z5k_onePi")
+                && l.grid == [256, 1, 1]
+                && l.stream == 0
+        }),
+        1,
+    );
+    expect(
+        "hipLaunchKernel_spt on the per-thread stream",
+        count(&|l| {
+            l.api == "hipLaunchKernel_spt" && l.spt && l.grid == [192, 1, 1] && l.status == 0
+        }),
+        1,
+    );
+    expect(
+        "hipExtLaunchKernel",
+        count(&|l| {
+            l.api == "hipExtLaunchKernel" && named(l, "_Z5k_twoPi") && l.grid == [320, 1, 1]
+        }),
+        1,
+    );
+    expect(
+        "hipModuleLaunchKernel of m_kernel, 6 blocks of 64",
+        count(&|l| {
+            l.api == "hipModuleLaunchKernel" && named(l, "m_kernel") && l.grid == [384, 1, 1]
+        }),
+        1,
+    );
+    expect(
+        "hipExtModuleLaunchKernel of m_kernel, 448 work-items",
+        count(&|l| {
+            l.api == "hipExtModuleLaunchKernel"
+                && named(l, "m_kernel")
+                && l.grid == [448, 1, 1]
+                && l.block == [64, 1, 1]
+        }),
+        1,
+    );
+    expect(
+        "the refused launch (2048 work-items per block), with its error status",
+        count(&|l| l.block == [2048, 1, 1] && l.status != 0),
+        1,
+    );
+    for api in [
+        "hipLaunchCooperativeKernel",
+        "hipLaunchCooperativeKernelMultiDevice",
+        "hipExtLaunchMultiKernelMultiDevice",
+    ] {
+        expect(api, count(&|l| l.api == api), 1);
+    }
+    expect(
+        "launches captured into a graph (not dispatched)",
+        count(&|l| l.capturing == Some(true)),
+        2,
+    );
+    let graph = |l: &compare::Launch| {
+        let mut n: Vec<(String, u64)> = l
+            .nodes
+            .iter()
+            .flatten()
+            .map(|n| (n.name.clone(), n.grid[0]))
+            .collect();
+        n.sort();
+        n
+    };
+    let shape = |name: &str, grid: u64| (name.to_string(), grid);
+    expect(
+        "launches of the captured graph with its two kernel nodes",
+        count(&|l| {
+            l.is_graph && graph(l) == vec![shape("_Z5k_onePi", 448), shape("_Z5k_twoPi", 512)]
+        }),
+        2,
+    );
+    expect(
+        "the explicit graph's launch: the updated node and the child graph's node",
+        count(&|l| {
+            l.is_graph && graph(l) == vec![shape("_Z5k_onePi", 320), shape("_Z5k_twoPi", 352)]
+        }),
+        1,
+    );
+    expect(
+        "launches from the three stream-owning threads",
+        count(&|l| named(l, "_Z5k_onePi") && l.grid == [64, 1, 1]),
+        60,
+    );
+    expect(
+        "racing launches of two threads on one stream",
+        count(&|l| named(l, "_Z5k_twoPi") && l.grid == [128, 1, 1]),
+        40,
+    );
+    let racers: std::collections::BTreeSet<u64> = launches
+        .iter()
+        .filter(|l| named(l, "_Z5k_twoPi") && l.grid == [128, 1, 1])
+        .map(|l| l.tid)
+        .collect();
+    expect("threads among the racing launches", racers.len(), 2);
+    expect(
+        "stream_destroy events (the three threads' streams and s5)",
+        events
+            .iter()
+            .filter(|e| matches!(e, compare::Event::StreamDestroy { .. }))
+            .count(),
+        4,
+    );
+    expect(
+        "k_last, launched just before exit() from another thread",
+        count(&|l| named(l, "_Z6k_lastPi") && l.status == 0),
+        1,
+    );
+    assert!(
+        problems.is_empty(),
+        "witness self-test on {}:\n  - {}",
+        hip.label(),
+        problems.join("\n  - ")
+    );
+}
+
+#[test]
+fn the_witness_logs_every_kind_of_launch_and_its_capture_agrees_on_hip_5_2() {
+    witness_selftest_holds(Hip::V5_2);
+}
+
+#[test]
+fn the_witness_logs_every_kind_of_launch_and_its_capture_agrees_on_hip_6_4() {
+    witness_selftest_holds(Hip::V6_4);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -127,7 +127,9 @@ pub fn is_number(s: &str) -> bool {
     if let Some(rest) = s.strip_prefix('\'') {
         if let Some(end) = rest.rfind('\'') {
             let (lit, tail) = (&rest[..end], rest[end + 1..].trim());
-            return !lit.is_empty() && lit.chars().count() <= 4 && (tail.is_empty() || is_number(tail));
+            return !lit.is_empty()
+                && lit.chars().count() <= 4
+                && (tail.is_empty() || is_number(tail));
         }
     }
     if let Some(inner) = s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
@@ -214,7 +216,10 @@ pub fn is_numerical(block: &str) -> bool {
     // rocPRIM's bitwise comparison of a result element with the reference: "Expected
     // strict/bitwise equality of these values:" then "result: X" and "expected: Y", the values
     // printed as their type prints (characters raw).
-    if lines.iter().any(|l| l.starts_with("Expected strict/bitwise equality of these values:")) {
+    if lines
+        .iter()
+        .any(|l| l.starts_with("Expected strict/bitwise equality of these values:"))
+    {
         return lines.iter().any(|l| l.starts_with("result:"))
             && lines.iter().any(|l| l.starts_with("expected:"));
     }
