@@ -617,3 +617,38 @@ fn decode_of_other_types_keeps_only_the_common_fields() {
     assert_eq!(d.dep_signals, None);
     assert_eq!(d.completion_signal, 0xABAB_ABAB_ABAB_ABAB);
 }
+
+mod common;
+
+/// The reason table of `docs/aql-diagnostic-contract.md`, from the one list.
+fn reason_table() -> String {
+    let mut s = String::from("| bit | code | from | meaning |\n| --- | --- | --- | --- |\n");
+    for r in Reason::ALL {
+        s.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            *r as u8,
+            r.code(),
+            if r.is_runtime() { "runtime" } else { "bytes" },
+            r.meaning()
+        ));
+    }
+    s
+}
+
+#[test]
+fn the_contract_reason_table_is_generated_from_the_one_reason_list() {
+    common::generated_section(
+        "docs/aql-diagnostic-contract.md",
+        "reasons",
+        &reason_table(),
+    );
+    // And the set constants agree with the list.
+    for r in Reason::ALL {
+        assert_eq!(ReasonSet::RUNTIME.contains(*r), r.is_runtime(), "{r:?}");
+        assert_eq!(ReasonSet::BYTES.contains(*r), !r.is_runtime(), "{r:?}");
+    }
+    assert_eq!(
+        ReasonSet::RUNTIME.len() + ReasonSet::BYTES.len(),
+        Reason::ALL.len()
+    );
+}

@@ -639,3 +639,60 @@ fn a_dispatch_over_the_agents_lds_limit_is_rejected_and_one_at_the_limit_is_not(
     assert_eq!(r.records()[1].status, Status::Validated);
     assert_eq!(r.s.value(c1), 0);
 }
+
+/// A kernel table with one HIP runtime blit kernel at 0x1000 and one user
+/// kernel at 0x1040, both loaded for agent 0.
+struct BlitTable;
+
+impl softgpu_hsa::aql::KernelTable for BlitTable {
+    fn lookup(&self, kernel_object: u64) -> softgpu_hsa::aql::KernelLookup {
+        use softgpu_hsa::aql::{KernelInfo, KernelLookup, is_runtime_blit_kernel};
+        let symbol = match kernel_object {
+            0x1000 => "__amd_rocclr_fillBufferAligned.kd",
+            0x1040 => "_Z4vaddPKfS0_Pfi.kd",
+            _ => return KernelLookup::Unknown,
+        };
+        KernelLookup::Known(KernelInfo {
+            runtime_blit: is_runtime_blit_kernel(symbol),
+            ..KernelInfo::default()
+        })
+    }
+}
+
+#[test]
+fn dispatches_of_runtime_blit_kernels_carry_the_not_executed_finding_from_the_processor() {
+    let mut r = Rig::new(8, &[0]);
+    let blit = encode_kernel_dispatch(&valid_dispatch(0x1000, 0));
+    let user = encode_kernel_dispatch(&valid_dispatch(0x1040, 0));
+    let mut bad_blit = valid_dispatch(0x1000, 0);
+    bad_blit.grid_size_x = 0;
+    let bad_blit = encode_kernel_dispatch(&bad_blit);
+    for b in [&blit, &user, &bad_blit] {
+        r.q.submit(b);
+    }
+    let out =
+        r.p.drain_with(&mut r.state, QID, 0, &r.q, &r.s, &BlitTable, &mut r.sink);
+    assert_eq!(out, DrainOutcome::Idle);
+    let recs = r.records();
+    assert_eq!(recs[0].status, Status::Validated);
+    assert_eq!(
+        recs[0].reasons.iter().collect::<Vec<_>>(),
+        [Reason::RuntimeBlitKernelNotExecuted]
+    );
+    assert!(recs[1].reasons.is_empty(), "a user kernel has no finding");
+    // A rejected blit dispatch still says that it did not run.
+    assert_eq!(recs[2].status, Status::Rejected);
+    assert_eq!(
+        recs[2].reasons.iter().collect::<Vec<_>>(),
+        [Reason::GridSizeZero, Reason::RuntimeBlitKernelNotExecuted]
+    );
+    // Observe mode (`classify`): the real runtime ran the blit.
+    let (status, reasons) = r.p.classify(&blit, 0, &BlitTable);
+    assert_eq!(status, Status::Validated);
+    assert!(reasons.is_empty(), "{reasons:?}");
+    // Without a kernel table nothing is known about blits.
+    let mut plain = Rig::new(8, &[0]);
+    plain.q.submit(&blit);
+    plain.drain();
+    assert!(plain.records()[0].reasons.is_empty());
+}

@@ -370,3 +370,334 @@ fn arbitrary_mutations_never_panic() {
         let _ = read_bytes(&m);
     }
 }
+
+/// A capture as a program leaves it: 2 queues, a code object with its
+/// KernelInfo frame, 130 records of both queues, a trailer.
+fn real_capture(name: &str) -> Vec<u8> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.sgcap"));
+    let w = CaptureWriter::create(&path, header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let mut a = w.register_queue(10, 1, 256, 0);
+    let mut b = w.register_queue(11, 1, 256, 0);
+    w.add_code_object(vec![
+        (0x1000, "_Z4vaddPKfS0_Pfi.kd".into()),
+        (0x1040, "__amd_rocclr_fillBufferAligned.kd".into()),
+    ]);
+    w.add_kernel_info(vec![softgpu_hsa::capture::KernelMeta {
+        kernel_object: 0x1000,
+        sgpr_count: 16,
+        vgpr_count: 8,
+        ..Default::default()
+    }]);
+    for i in 0..130 {
+        if i % 3 == 0 {
+            b.push(&rec(11, i));
+        } else {
+            a.push(&rec(10, i));
+        }
+    }
+    w.finish(0, 9).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    bytes
+}
+
+#[test]
+fn a_flipped_length_field_in_a_middle_frame_is_corruption_with_its_offset_not_a_cut() {
+    let data = real_capture("flipped_length");
+    let fr = frames(&data);
+    let full = read_bytes(&data).unwrap();
+    assert!(full.complete);
+    assert_eq!(full.records.len(), 130);
+    let &(off, kind, total) = fr
+        .iter()
+        .filter(|f| f.1 == format::kind::PACKET)
+        .nth(5)
+        .unwrap();
+    let len = (total - format::FRAME_HEAD_LEN - format::FRAME_CRC_LEN) as u32;
+    // Longer (into the next frames, or past the end of the file), shorter,
+    // zero: a valid frame follows every one of them, so none is a cut.
+    for bad_len in [len + 1, len * 2, 0x00ff_ffff, len - 1, 0] {
+        let mut bad = data.clone();
+        bad[off + 2..off + 6].copy_from_slice(&bad_len.to_le_bytes());
+        let e = read_bytes(&bad).unwrap_err();
+        assert_eq!(e.offset(), Some(off as u64), "len {bad_len}: {e}");
+        let next = match e.kind {
+            CaptureErrorKind::ChecksumMismatch {
+                kind: k,
+                next_frame,
+                ..
+            }
+            | CaptureErrorKind::FrameRunsPastEnd {
+                kind: k,
+                next_frame,
+                ..
+            } => {
+                assert_eq!(k, kind);
+                next_frame
+            }
+            other => panic!("len {bad_len}: {other:?}"),
+        };
+        assert_eq!(
+            next,
+            Some((off + total) as u64),
+            "len {bad_len}: the error says where the next valid frame is"
+        );
+        assert!(e.to_string().contains(&format!("offset {off}: ")), "{e}");
+    }
+}
+
+/// Start offset of the frame holding byte `p` (`None` in the preamble).
+fn frame_of(fr: &[(usize, u16, usize)], p: usize) -> Option<usize> {
+    fr.iter()
+        .find(|&&(o, _, t)| o <= p && p < o + t)
+        .map(|f| f.0)
+}
+
+#[test]
+fn every_flipped_byte_reads_fully_or_is_corruption_at_its_frame_or_only_in_the_last_frame_a_cut() {
+    let data = real_capture("flip_every_byte");
+    let fr = frames(&data);
+    let full = read_bytes(&data).unwrap();
+    let (last_off, last_kind, _) = *fr.last().unwrap();
+    assert_eq!(last_kind, format::kind::TRAILER);
+    let mut seen = [0u32; 3];
+    for p in 0..data.len() {
+        for mask in [0x01u8, 0x80, 0xff] {
+            let mut m = data.clone();
+            m[p] ^= mask;
+            let what = format!("byte {p} ^ {mask:#04x}");
+            match read_bytes(&m) {
+                Ok(cap) if cap.complete => {
+                    // Only the minor version and the reserved word of the
+                    // preamble may change without changing what is read.
+                    assert!((10..16).contains(&p), "{what}: read as complete");
+                    assert_eq!(cap.records, full.records, "{what}");
+                    seen[0] += 1;
+                }
+                Ok(cap) => {
+                    assert!(p >= last_off, "{what}: a cut before the last frame");
+                    assert_eq!(cap.truncated_at, Some(last_off as u64), "{what}");
+                    assert_eq!(cap.records, full.records, "{what}");
+                    seen[1] += 1;
+                }
+                Err(e) => {
+                    let want = match p {
+                        0..8 => 0,
+                        8..10 => 8,
+                        _ => frame_of(&fr, p).unwrap(),
+                    };
+                    assert_eq!(e.offset(), Some(want as u64), "{what}: {e}");
+                    assert!(
+                        p < last_off,
+                        "{what}: the last frame's damage is a cut: {e}"
+                    );
+                    let in_length = frame_of(&fr, p).is_some_and(|o| (o + 2..o + 6).contains(&p));
+                    if in_length {
+                        assert!(
+                            matches!(
+                                e.kind,
+                                CaptureErrorKind::ChecksumMismatch { .. }
+                                    | CaptureErrorKind::FrameRunsPastEnd { .. }
+                                    | CaptureErrorKind::FrameTooLong { .. }
+                            ),
+                            "{what}: {e}"
+                        );
+                    }
+                    seen[2] += 1;
+                }
+            }
+        }
+    }
+    // Each outcome happened, so the test is not vacuous.
+    assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+}
+
+#[test]
+fn a_kernel_info_frame_with_longer_entries_from_a_later_minor_version_reads() {
+    let data = small_capture("kernel_info_longer");
+    let mut payload = Vec::new();
+    payload.extend_from_slice(&2u32.to_le_bytes());
+    for (ko, sgpr) in [(0x1000u64, 11u32), (0x2000, 22)] {
+        let mut entry = Vec::new();
+        entry.extend_from_slice(&ko.to_le_bytes());
+        for v in [sgpr, 8, 4, 1024, 16, 24, 64, 256] {
+            entry.extend_from_slice(&v.to_le_bytes());
+        }
+        assert_eq!(entry.len(), format::KERNEL_INFO_ENTRY_LEN);
+        entry.extend_from_slice(&[0xAB; 12]); // fields a later version appended
+        payload.extend_from_slice(&entry);
+    }
+    let mut newer = with_frame_after_header(&data, format::kind::KERNEL_INFO, &payload);
+    newer[10] = 9; // minor 9
+    let cap = read_bytes(&newer).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.kernels.len(), 2);
+    let k = cap.kernels[&0x2000];
+    assert_eq!(k.sgpr_count, 22);
+    assert_eq!(k.vgpr_count, 8);
+    assert_eq!(k.max_flat_workgroup_size, 256);
+    // Entries shorter than 40 bytes, or a count that does not divide the
+    // payload, are malformed.
+    for bad in [&payload[..4 + 2 * 30], &payload[..payload.len() - 1]] {
+        let file = with_frame_after_header(&data, format::kind::KERNEL_INFO, bad);
+        let e = read_bytes(&file).unwrap_err();
+        assert!(
+            matches!(e.kind, CaptureErrorKind::MalformedFrame { .. }),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn read_file_refuses_a_fifo_a_device_a_directory_and_a_huge_file_without_reading() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.sgcap");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let sparse = dir.join("sparse.sgcap");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(1 << 40)
+        .unwrap();
+    // A FIFO with no writer blocks a plain open for reading: run the read on
+    // a thread and give it a (generous) deadline.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(read_file(&f));
+    });
+    let e = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("read_file blocked on a FIFO")
+        .unwrap_err();
+    assert_eq!(
+        e.kind,
+        CaptureErrorKind::NotARegularFile {
+            file_type: "a FIFO"
+        }
+    );
+    assert!(e.to_string().contains("fifo.sgcap"), "{e}");
+    for (p, t) in [
+        (PathBuf::from("/dev/zero"), "a character device"),
+        (dir.clone(), "a directory"),
+    ] {
+        let e = read_file(&p).unwrap_err();
+        assert_eq!(
+            e.kind,
+            CaptureErrorKind::NotARegularFile { file_type: t },
+            "{e}"
+        );
+    }
+    let e = read_file(&sparse).unwrap_err();
+    assert_eq!(
+        e.kind,
+        CaptureErrorKind::TooLarge {
+            offset: format::MAX_FILE_LEN,
+            size: 1 << 40,
+            limit: format::MAX_FILE_LEN
+        }
+    );
+    let _ = std::fs::remove_file(&sparse);
+}
+
+/// The rows of the Markdown table that follows `heading` in `doc`, as cells.
+fn table_after(doc: &str, heading: &str) -> Vec<Vec<String>> {
+    let at = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("CAPTURE_FORMAT.md has no {heading:?}"));
+    doc[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // header and separator
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_format_doc_has_this_version_every_frame_kind_and_the_one_packet_layout() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/CAPTURE_FORMAT.md"),
+    )
+    .unwrap();
+    let title = doc.lines().next().unwrap();
+    assert!(
+        title.ends_with(&format!(
+            "version {}.{}",
+            format::FORMAT_MAJOR,
+            format::FORMAT_MINOR
+        )),
+        "{title}"
+    );
+    let mut kinds: Vec<u16> = table_after(&doc, "### Frame kinds")
+        .iter()
+        .map(|r| u16::from_str_radix(r[0].trim_matches('`').trim_start_matches("0x"), 16).unwrap())
+        .collect();
+    kinds.sort_unstable();
+    let mut known = format::KNOWN_KINDS.to_vec();
+    known.sort_unstable();
+    assert_eq!(kinds, known, "the frame kinds table");
+    let rows: Vec<(usize, usize, String)> = table_after(&doc, "#### Packet (`0x8003`)")
+        .iter()
+        .map(|r| {
+            let name = r[2]
+                .split('`')
+                .nth(1)
+                .filter(|_| !r[2].starts_with("reserved"))
+                .unwrap_or("reserved")
+                .to_string();
+            (r[0].parse().unwrap(), r[1].parse().unwrap(), name)
+        })
+        .collect();
+    let fields: Vec<(usize, usize, String)> = format::packet::FIELDS
+        .iter()
+        .map(|f| (f.offset, f.size, f.name.to_string()))
+        .collect();
+    assert_eq!(
+        rows, fields,
+        "the Packet table against format::packet::FIELDS"
+    );
+}
+
+#[test]
+fn the_packet_frame_round_trips_through_the_one_layout() {
+    let mut r = rec(10, 3);
+    r.status = Status::Rejected;
+    r.reasons = ReasonSet(0x8000_0000_0000_0005);
+    r.thread = 0xdead_beef;
+    let frame = format::encode_packet_frame(77, &r, KernargClass::ForeignOpaque);
+    assert_eq!(frame.len(), format::PACKET_FRAME_LEN);
+    let payload = &frame[format::FRAME_HEAD_LEN..format::PACKET_FRAME_LEN - format::FRAME_CRC_LEN];
+    let f = format::decode_packet(payload).unwrap();
+    assert_eq!(
+        (f.seq, f.queue_id, f.packet_index, f.raw, f.thread),
+        (77, r.queue_id, r.packet_index, r.raw, r.thread)
+    );
+    assert_eq!((f.status, f.kernarg_class), (1, 2));
+    assert_eq!(
+        (f.reasons, f.observed_ns, f.done_ns),
+        (r.reasons.0, r.observed_ns, r.done_ns)
+    );
+    for reserved in [format::packet::RESERVED_A, format::packet::RESERVED_B] {
+        assert!(payload[reserved.range()].iter().all(|&b| b == 0));
+    }
+    // A longer payload (a later minor version) decodes the same; a shorter one does not.
+    let mut longer = payload.to_vec();
+    longer.extend_from_slice(&[9; 16]);
+    assert_eq!(format::decode_packet(&longer), Some(f));
+    assert_eq!(format::decode_packet(&payload[..127]), None);
+}

@@ -663,3 +663,158 @@ fn inspect_chrome_trace_has_one_event_per_record() {
     let tracks = events.iter().filter(|e| e["ph"] == "M").count();
     assert_eq!(tracks, 2);
 }
+
+/// `v3_json` of the base dispatches, pretty-printed (one value per line), with
+/// `edit` applied to the first dispatch record's `dispatch_info`.
+fn v3_json_edited(edit: impl Fn(&mut serde_json::Map<String, Value>)) -> String {
+    let mut doc: Value = serde_json::from_str(&v3_json(&[
+        (1, 1, 1, 1024),
+        (1, 2, 2, 256),
+        (2, 3, 2, 512),
+        (1, 4, 1, 1024),
+    ]))
+    .unwrap();
+    let info =
+        doc["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"][0]["dispatch_info"]
+            .as_object_mut()
+            .unwrap();
+    edit(info);
+    serde_json::to_string_pretty(&doc).unwrap()
+}
+
+#[test]
+fn strict_readers_refuse_rows_and_values_a_lenient_reader_would_guess_at() {
+    let a = capture("strict_a", BASE);
+    // The base rows compare SAME at level count; each case below damages them
+    // in one way that a lenient reader reads as something else.
+    let same = write("strict_same.csv", &v3_older(&base_rows()));
+    assert_eq!(code(&diff(&a, &same, &[])), 0);
+    let unquoted = v3_older(&base_rows()).replace(
+        &format!("\"{VECADD_NAME}\""),
+        VECADD_NAME, // an unquoted name with commas: more fields than the header
+    );
+    let stray_after = v3_current(&base_rows()).replacen("\"Agent 4\"", "\"Agent 4\"x", 1);
+    let stray_inside =
+        v3_older(&base_rows()).replacen("KERNEL_DISPATCH,1,", "KERNEL_\"DISPATCH,1,", 1);
+    // A second Kernel_Name column (a lenient reader takes the first).
+    let duplicate: String = v3_older(&base_rows())
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l},Kernel_Name\n")
+            } else {
+                format!("{l},\"other\"\n")
+            }
+        })
+        .collect();
+    let fewer =
+        v3_older(&base_rows()).replacen(",0,2048,64,1,1,1024,1,1\n", ",0,2048,64,1,1,1024,1\n", 1);
+    let bad_lds = v3_older(&base_rows()).replacen(",0,2048,64,", ",0,2k,64,", 1);
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "unquoted.csv",
+            unquoted,
+            &["line 5,", "the row has 19 fields but the header has 16"],
+        ),
+        (
+            "stray_after.csv",
+            stray_after,
+            &["line 2,", "text after the closing quote"],
+        ),
+        (
+            "stray_inside.csv",
+            stray_inside,
+            &["line 2,", "a quote inside an unquoted field"],
+        ),
+        (
+            "duplicate.csv",
+            duplicate,
+            &[
+                "line 1,",
+                "column Kernel_Name: the header names this column twice (fields 5 and 17)",
+            ],
+        ),
+        (
+            "fewer.csv",
+            fewer,
+            &["line 2,", "the row has 15 fields but the header has 16"],
+        ),
+        (
+            "bad_lds.csv",
+            bad_lds,
+            &[
+                "line 2,",
+                "column Group_Segment_Size: not a non-negative integer: \"2k\"",
+            ],
+        ),
+        (
+            "grid_y_missing.json",
+            v3_json_edited(|i| {
+                i["grid_size"].as_object_mut().unwrap().remove("y");
+            }),
+            &["dispatch_info.grid_size: missing field `y`"],
+        ),
+        (
+            "grid_x_string.json",
+            v3_json_edited(|i| i["grid_size"]["x"] = "1024".into()),
+            &["dispatch_info.grid_size.x: invalid type: string \"1024\", expected u64"],
+        ),
+        (
+            "grid_x_negative.json",
+            v3_json_edited(|i| i["grid_size"]["x"] = (-1).into()),
+            &["dispatch_info.grid_size.x: invalid value: integer `-1`, expected u64"],
+        ),
+        (
+            "grid_missing.json",
+            v3_json_edited(|i| {
+                i.remove("grid_size");
+            }),
+            &["dispatch_info: missing field `grid_size`"],
+        ),
+        (
+            "workgroup_fraction.json",
+            v3_json_edited(|i| i["workgroup_size"]["z"] = 1.5.into()),
+            &["dispatch_info.workgroup_size.z: invalid type: floating point `1.5`, expected u64"],
+        ),
+        (
+            "kernel_id_string.json",
+            v3_json_edited(|i| i["kernel_id"] = "1".into()),
+            &["dispatch_info.kernel_id: "],
+        ),
+    ];
+    for (name, text, says) in &cases {
+        let b = write(name, text);
+        let o = diff(&a, &b, &[]);
+        let e = stderr(&o);
+        assert_eq!(code(&o), 2, "{name}: {}{e}", stdout(&o));
+        assert!(
+            e.contains(&format!("file {}: line ", b.display())),
+            "{name}: {e}"
+        );
+        assert!(e.contains("offset "), "{name}: {e}");
+        for s in *says {
+            assert!(e.contains(s), "{name}: expected {s:?} in: {e}");
+        }
+        if name.ends_with(".json") {
+            assert!(
+                e.contains("rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[0]"),
+                "{name}: the error names the record: {e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn csv_error_positions_are_the_byte_and_line_of_the_record() {
+    let text = v3_current(&base_rows()).replacen(",1024,1,1\r\n", ",10x,1,1\r\n", 1);
+    let at = text.find("\"KERNEL_DISPATCH\"").unwrap();
+    let b = write("positions.csv", &text);
+    let o = diff(&capture("positions_a", BASE), &b, &[]);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    assert!(
+        e.contains(&format!("line 2, offset {at}: column Grid_Size_X")),
+        "{e}"
+    );
+}

@@ -415,6 +415,29 @@ fn a_corrupt_capture_exits_2_with_the_offset_and_a_missing_file_exits_2() {
 }
 
 #[test]
+fn a_flipped_length_in_a_middle_frame_exits_2_with_its_offset_instead_of_reading_as_a_cut() {
+    let path = write_sample("flipped_len_src");
+    let data = std::fs::read(&path).unwrap();
+    let first_packet = data.len() - TRAILER_FRAME_LEN - 3 * PACKET_FRAME_LEN;
+    for bad_len in [129u32, 1 << 20] {
+        let mut bad = data.clone();
+        bad[first_packet + 2..first_packet + 6].copy_from_slice(&bad_len.to_le_bytes());
+        let p = dir().join("flipped_len.sgcap");
+        std::fs::write(&p, &bad).unwrap();
+        for verb in ["inspect", "replay"] {
+            let out = softgpu(&[verb], &p);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{verb}, len {bad_len}: {err}");
+            assert!(
+                err.contains(&format!("offset {first_packet}: ")) && err.contains("corrupt"),
+                "{verb}: {err}"
+            );
+            assert!(!err.contains("did not finish"), "{verb}: {err}");
+        }
+    }
+}
+
+#[test]
 fn every_verb_has_help_and_bad_usage_exits_2() {
     let bin = env!("CARGO_BIN_EXE_softgpu");
     for verb in ["inspect", "replay", "run"] {

@@ -10,11 +10,11 @@ use serde_json::Value;
 use softgpu_hsa::abi::{FenceScope, HsaSignal, KernelDispatchPacket, PacketType};
 use softgpu_hsa::aql::parse::{encode_kernel_dispatch, make_header};
 use softgpu_hsa::aql::{
-    LABEL_COMPLETE, LABEL_NOT_KERNEL_SUCCESS, LABEL_REJECTED, PacketRecord, ReasonSet, Status,
-    parse_supported_packet,
+    LABEL_COMPLETE, LABEL_NOT_KERNEL_SUCCESS, LABEL_OBSERVED, LABEL_REJECTED, PacketRecord,
+    ReasonSet, Status, parse_supported_packet,
 };
 use softgpu_hsa::capture::{
-    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, LABEL_OBSERVED, MODE_OBSERVE,
+    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, MODE_OBSERVE,
 };
 
 /// Every label an observe-mode report must never show.

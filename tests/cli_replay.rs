@@ -234,3 +234,26 @@ fn a_cut_capture_is_replayed_with_a_warning() {
         "4 records, 4 match, 0 differ (capture incomplete)"
     );
 }
+
+#[test]
+fn the_table_says_every_non_null_kernarg_is_foreign_opaque() {
+    // The capture classified the kernargs as the shim's own; offline nothing
+    // is dereferenced, so the default output must say foreign_opaque.
+    let path = write(
+        "kernarg_table",
+        &[
+            (dispatch(256, 0x7000), Status::Validated, ReasonSet(0)),
+            (dispatch(256, 0), Status::Validated, ReasonSet(0)),
+            (barrier_or(), Status::Validated, ReasonSet(0)),
+        ],
+    );
+    let out = replay(&path, "table");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let col = lines[0].find("KERNARG").expect("a KERNARG column");
+    let cell = |l: &str| l[col..].split_whitespace().next().unwrap_or("").to_string();
+    assert_eq!(cell(lines[1]), "foreign_opaque", "{text}");
+    assert_eq!(cell(lines[2]), "null", "{text}");
+    assert_eq!(cell(lines[3]), "-", "{text}");
+}

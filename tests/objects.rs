@@ -931,7 +931,9 @@ fn json_output_has_exactly_the_documented_fields() {
             "code_object_version",
             "elf_target",
             "metadata_target",
+            "metadata_notes",
             "metadata_error",
+            "metadata_errors",
             "kernels"
         ])
     );

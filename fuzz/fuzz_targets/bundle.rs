@@ -21,7 +21,9 @@ const LIMITS: Limits = Limits {
     max_entries: 4096,
     max_id_len: 4096,
     max_bundles: 4096,
+    max_bundle_size: 64 << 20,
     max_decompressed: 16 << 20,
+    max_decompressed_total: 16 << 20,
 };
 
 fn exercise(bytes: &[u8]) {

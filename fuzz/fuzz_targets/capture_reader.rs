@@ -1,5 +1,7 @@
 //! Any bytes as a capture file: the reader must return a capture or an
-//! error, never panic, and never allocate without bound.
+//! error, never panic, and never allocate without bound. A file of whole,
+//! checksummed frames that was not cut never reads as a cut one (only damage
+//! at the tail is a cut).
 //!
 //! Random bytes almost never get past the magic and the frame CRCs, so half
 //! of the inputs (first byte odd) are instead read as a list of frames that
@@ -22,19 +24,21 @@ fn framed(data: &[u8]) -> Vec<u8> {
         a
     };
     while let [kind, len, ..] = *take(2) {
-        let kind = match kind % 7 {
+        let kind = match kind % 8 {
             0 => format::kind::HEADER,
             1 => format::kind::QUEUE,
             2 => format::kind::PACKET,
             3 => format::kind::CODE_OBJECT,
             4 => format::kind::TRAILER,
-            5 => 0x0042, // unknown, skippable
+            5 => format::kind::KERNEL_INFO,
+            6 => 0x0042, // unknown, skippable
             _ => 0x8042, // unknown, critical
         };
-        let len = match len % 4 {
+        let len = match len % 5 {
             0 => format::PACKET_PAYLOAD_LEN,
             1 => format::QUEUE_PAYLOAD_LEN,
             2 => format::TRAILER_PAYLOAD_LEN,
+            3 => 4 + format::KERNEL_INFO_ENTRY_LEN * usize::from(len % 3),
             _ => usize::from(len),
         };
         let payload = take(len);
@@ -48,10 +52,17 @@ fuzz_target!(|data: &[u8]| {
         Some((mode, rest)) if mode & 1 == 1 => {
             let mut file = framed(rest);
             let cut = usize::from(mode >> 1);
-            if cut > 0 && cut < file.len() {
+            let was_cut = cut > 0 && cut < file.len();
+            if was_cut {
                 file.truncate(file.len() - cut);
             }
-            let _ = softgpu_hsa::capture::read_bytes(&file);
+            if let Ok(cap) = softgpu_hsa::capture::read_bytes(&file) {
+                assert!(
+                    was_cut || cap.truncated_at.is_none(),
+                    "whole frames read as a cut at {:?}",
+                    cap.truncated_at
+                );
+            }
         }
         _ => {
             let _ = softgpu_hsa::capture::read_bytes(data);

@@ -449,7 +449,8 @@ impl OpsModel {
     fn expected(&self, p: &Processor, s: &MockSignals, raw: &[u8; 64]) -> Option<super::ReasonSet> {
         use super::Reason;
         use super::parse::{header_type, parse_supported_packet_with_limit};
-        let ty = header_type(u16::from_le_bytes([raw[0], raw[1]]));
+        use crate::abi::packet_offset as po;
+        let ty = header_type(u16::from_le_bytes([raw[po::HEADER], raw[po::HEADER + 1]]));
         let handle = |off: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&raw[off..off + 8]);
@@ -457,7 +458,7 @@ impl OpsModel {
         };
         let parsed = parse_supported_packet_with_limit(raw, p.max_workgroup_size);
         let mut reasons = parsed.err().unwrap_or_default();
-        let completion = handle(56);
+        let completion = handle(po::COMPLETION_SIGNAL);
         let typed = matches!(
             ty,
             PacketType::KERNEL_DISPATCH
@@ -470,7 +471,7 @@ impl OpsModel {
         }
         let barrier = matches!(ty, PacketType::BARRIER_AND | PacketType::BARRIER_OR);
         let deps: Vec<u64> = (0..5)
-            .map(|i| handle(8 + 8 * i))
+            .map(|i| handle(po::DEP_SIGNAL + 8 * i))
             .filter(|&h| h != 0)
             .collect();
         if barrier && deps.iter().any(|&h| self.signal_index(s, h).is_none()) {
@@ -522,7 +523,8 @@ impl OpsModel {
             assert_eq!(rec.status, status);
             if status == Status::Validated {
                 let mut w = [0u8; 8];
-                w.copy_from_slice(&bytes[56..64]);
+                let at = crate::abi::packet_offset::COMPLETION_SIGNAL;
+                w.copy_from_slice(&bytes[at..at + 8]);
                 if let Some(k) = self.signal_index(s, u64::from_le_bytes(w)) {
                     self.signals[k] -= 1;
                 }

@@ -61,6 +61,24 @@ pub const LABEL_COMPLETE: &str = "diagnostic_complete_no_execution";
 pub const LABEL_NOT_KERNEL_SUCCESS: &str = "not_kernel_success";
 /// Label of a rejected packet.
 pub const LABEL_REJECTED: &str = "diagnostic_rejected";
+/// Label of every record (validated or rejected) of an observe-mode capture:
+/// the packet was captured, then forwarded to the real runtime, which ran it.
+/// It replaces the diagnostic labels above, which would be false there.
+pub const LABEL_OBSERVED: &str = "observed_forwarded_to_runtime";
+
+/// How the symbols of the HIP runtime's own blit kernels (memset,
+/// device-to-device copies, stream write/wait value) begin. Under SoftGPU they
+/// never run, so the data they would have produced is not produced: the
+/// processor adds [`Reason::RuntimeBlitKernelNotExecuted`] to their dispatches
+/// (never in observe mode, where the real runtime runs them), and a violation
+/// of their metadata is a finding, not a reject ([`KernelInfo::runtime_blit`]).
+pub const RUNTIME_BLIT_PREFIX: &str = "__amd_rocclr_";
+
+/// Whether `symbol` names one of the HIP runtime's blit kernels
+/// ([`RUNTIME_BLIT_PREFIX`]); the runtime sets [`KernelInfo::runtime_blit`] from it.
+pub fn is_runtime_blit_kernel(symbol: &str) -> bool {
+    symbol.starts_with(RUNTIME_BLIT_PREFIX)
+}
 
 /// One observed packet, as the processor hands it to a [`RecordSink`].
 /// Fixed-size and `Copy`, so the doorbell path never allocates.
@@ -124,10 +142,12 @@ pub struct KernelInfo {
     /// 0 when the metadata does not say.
     pub max_flat_workgroup_size: u32,
     pub reqd_workgroup_size: Option<[u32; 3]>,
-    /// One of the HIP runtime's own blit kernels (`__amd_rocclr_*`): the
-    /// program cannot choose how the runtime launches it, so a violation of
-    /// its metadata is recorded as a finding instead of rejecting the packet
-    /// (which would leave HIP waiting on its completion forever).
+    /// One of the HIP runtime's own blit kernels ([`is_runtime_blit_kernel`]):
+    /// the program cannot choose how the runtime launches it, so a violation
+    /// of its metadata is recorded as a finding instead of rejecting the
+    /// packet (which would leave HIP waiting on its completion forever); and
+    /// since it never runs, its dispatches carry
+    /// [`Reason::RuntimeBlitKernelNotExecuted`] (except in observe mode).
     pub runtime_blit: bool,
 }
 

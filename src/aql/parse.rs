@@ -29,66 +29,141 @@
 //! could not honour it the way hardware would. Bits 13..16 of the header are
 //! not checked for any type: `hsa.h` defines no field there.
 
+use core::mem::offset_of;
+
+use crate::abi::packet_offset as po;
 use crate::abi::{
-    AgentDispatchPacket, BarrierAndPacket, BarrierOrPacket, FenceScope, HsaSignal,
-    KernelDispatchPacket, PacketType,
+    AgentDispatchPacket, AmdBarrierValuePacket, BarrierAndPacket, BarrierOrPacket, FenceScope,
+    HsaSignal, KernelDispatchPacket, PacketType,
 };
 
 /// Largest workgroup (product of the three sizes) on every AMD target.
 pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 
-/// Stable reason codes. The numeric value is stored in captures (as a bit of a
-/// [`ReasonSet`]) and must never be reused; the string is the JSONL code.
+/// The one list of reason codes: variant, numeric value (its bit in a
+/// [`ReasonSet`], stored in captures), stable JSONL code, whether it needs the
+/// runtime's live state (`runtime`) or follows from the 64 bytes alone
+/// (`bytes`), and its meaning (the reason table of
+/// `docs/aql-diagnostic-contract.md` is generated from it; a test checks).
 ///
-/// New reasons are appended with the next free number; none is ever renumbered
-/// or removed.
-#[repr(u8)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Reason {
-    DimensionsOutOfRange = 0,
-    WorkgroupSizeZero = 1,
-    GridSizeZero = 2,
-    UnusedDimensionNotOne = 3,
-    WorkgroupSizeExceedsMax = 4,
-    SetupReservedBitsSet = 5,
-    ReservedFieldNonzero = 6,
-    KernelObjectNull = 7,
-    KernelObjectMisaligned = 8,
-    KernargAddressMisaligned = 9,
-    AcquireFenceScopeInvalid = 10,
-    ReleaseFenceScopeInvalid = 11,
-    AgentDispatchUnsupported = 12,
-    VendorSpecificUnsupported = 13,
-    UnknownPacketType = 14,
-    PacketTypeInvalid = 15,
-    CompletionSignalUnknown = 16,
-    DependencySignalUnknown = 17,
-    /// Finding, not a reject: the dispatch targets one of the HIP runtime's own
-    /// blit kernels (`__amd_rocclr_*`: memset, device-to-device copy, stream
-    /// write/wait value). It was completed without running, so the data it
-    /// would have produced does not exist.
-    RuntimeBlitKernelNotExecuted = 18,
-    /// An AMD barrier-value packet whose condition is not EQ, NE, LT or GTE.
-    BarrierValueConditionInvalid = 19,
-    /// A dispatch's group segment (static + dynamic LDS) exceeds the agent's
-    /// LDS per workgroup. Depends on the agent, so the processor checks it.
-    GroupSegmentSizeExceedsLimit = 20,
-    /// Finding, not a reject: the runtime tracks loaded kernels and this
-    /// kernel object is not one of them (checked on its own bytes only).
-    UnknownKernelObject = 21,
-    /// The workgroup has more work-items than the kernel's max flat workgroup size.
-    WorkgroupSizeExceedsKernelMax = 22,
-    /// The kernel requires a workgroup size (`reqd_work_group_size`) and this differs.
-    WorkgroupSizeDiffersFromRequired = 23,
-    /// `group_segment_size` is less than the kernel's static LDS.
-    GroupSegmentSizeBelowStatic = 24,
-    /// `private_segment_size` is less than the kernel's static scratch.
-    PrivateSegmentSizeBelowStatic = 25,
-    /// The kernel takes arguments and the kernarg address is null.
-    KernargAddressNull = 26,
-    /// The kernel object was loaded for another agent than the queue's.
-    KernelObjectWrongAgent = 27,
+/// New reasons are appended with the next free number; none is ever
+/// renumbered or removed.
+macro_rules! reasons {
+    ($($variant:ident = $bit:literal, $code:literal, $level:ident, $meaning:literal;)*) => {
+        /// Stable reason codes. The numeric value is stored in captures (as a bit
+        /// of a [`ReasonSet`]) and must never be reused; the string is the JSONL
+        /// code. Defined, with everything else about each reason, by one table.
+        #[repr(u8)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum Reason {
+            $(
+                #[doc = $meaning]
+                $variant = $bit,
+            )*
+        }
+
+        impl Reason {
+            /// Every reason, in numeric order.
+            pub const ALL: &'static [Reason] = &[$(Reason::$variant,)*];
+
+            /// The stable snake_case code.
+            pub const fn code(self) -> &'static str {
+                match self {
+                    $(Reason::$variant => $code,)*
+                }
+            }
+
+            /// What the reason means (Markdown: code spans in backticks). Findings
+            /// (validated dispatches that carry a note) say so first.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(Reason::$variant => $meaning,)*
+                }
+            }
+
+            /// Whether the reason depends on runtime state (live signal handles,
+            /// loaded kernels, the agent) rather than on the 64 bytes alone;
+            /// offline replay cannot reproduce it.
+            pub const fn is_runtime(self) -> bool {
+                match self {
+                    $(Reason::$variant => reasons!(@runtime $level),)*
+                }
+            }
+        }
+    };
+    (@runtime runtime) => { true };
+    (@runtime bytes) => { false };
 }
+
+reasons! {
+    DimensionsOutOfRange = 0, "dimensions_out_of_range", bytes,
+        "dispatch `setup.dimensions` is not 1, 2 or 3";
+    WorkgroupSizeZero = 1, "workgroup_size_zero", bytes,
+        "a dispatch workgroup size is 0";
+    GridSizeZero = 2, "grid_size_zero", bytes,
+        "a dispatch grid size is 0";
+    UnusedDimensionNotOne = 3, "unused_dimension_not_one", bytes,
+        "a workgroup or grid size beyond `dimensions` is not 1";
+    WorkgroupSizeExceedsMax = 4, "workgroup_size_exceeds_max", bytes,
+        "the workgroup has more work-items than the agent allows (1024)";
+    SetupReservedBitsSet = 5, "setup_reserved_bits_set", bytes,
+        "a reserved bit of dispatch `setup` (bits 2 to 15) is set";
+    ReservedFieldNonzero = 6, "reserved_field_nonzero", bytes,
+        "dispatch `reserved0` or `reserved2` is not zero";
+    KernelObjectNull = 7, "kernel_object_null", bytes,
+        "dispatch `kernel_object` is null";
+    KernelObjectMisaligned = 8, "kernel_object_misaligned", bytes,
+        "dispatch `kernel_object` is not a multiple of 64";
+    KernargAddressMisaligned = 9, "kernarg_address_misaligned", bytes,
+        "dispatch `kernarg_address` is not a multiple of 16";
+    AcquireFenceScopeInvalid = 10, "acquire_fence_scope_invalid", bytes,
+        "the header's acquire fence scope is 3";
+    ReleaseFenceScopeInvalid = 11, "release_fence_scope_invalid", bytes,
+        "the header's release fence scope is 3";
+    AgentDispatchUnsupported = 12, "agent_dispatch_unsupported", bytes,
+        "an agent dispatch packet; SoftGPU has no agent to run it";
+    VendorSpecificUnsupported = 13, "vendor_specific_unsupported", bytes,
+        "a vendor-specific packet; SoftGPU does not interpret them";
+    UnknownPacketType = 14, "unknown_packet_type", bytes,
+        "a header type `hsa.h` does not define (6 to 255)";
+    PacketTypeInvalid = 15, "packet_type_invalid", bytes,
+        "type INVALID; seen only when replaying bytes offline";
+    CompletionSignalUnknown = 16, "completion_signal_unknown", runtime,
+        "the completion signal is not a live signal of this runtime";
+    DependencySignalUnknown = 17, "dependency_signal_unknown", runtime,
+        "a non-null barrier dependency is not a live signal of this runtime";
+    RuntimeBlitKernelNotExecuted = 18, "runtime_blit_kernel_not_executed", runtime,
+        "*finding*, not a reject (a validated blit dispatch stays validated; a rejected one carries it too): the kernel object is one of the HIP runtime's own blit kernels (`__amd_rocclr_*`, used for `hipMemset`, device-to-device copies, stream write/wait value). It was completed without running, so the data it would have produced does not exist";
+    BarrierValueConditionInvalid = 19, "barrier_value_condition_invalid", bytes,
+        "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE";
+    GroupSegmentSizeExceedsLimit = 20, "group_segment_size_exceeds_limit", runtime,
+        "a dispatch's group segment (static + dynamic LDS) exceeds the agent's LDS per workgroup (64 KiB on gfx90a); checked by the processor against the agent, so replay (which has no agent) leaves it out";
+    UnknownKernelObject = 21, "unknown_kernel_object", runtime,
+        "*finding on a validated dispatch*: the runtime tracks the kernels it loaded and this kernel object is not one of them, so the dispatch was checked on its own bytes only";
+    WorkgroupSizeExceedsKernelMax = 22, "workgroup_size_exceeds_kernel_max", runtime,
+        "the workgroup has more work-items than the kernel's `.max_flat_workgroup_size`";
+    WorkgroupSizeDiffersFromRequired = 23, "workgroup_size_differs_from_required", runtime,
+        "the kernel has a `.reqd_workgroup_size` and the dispatch's workgroup differs";
+    GroupSegmentSizeBelowStatic = 24, "group_segment_size_below_static", runtime,
+        "`group_segment_size` is less than the kernel's static LDS (`.group_segment_fixed_size`)";
+    PrivateSegmentSizeBelowStatic = 25, "private_segment_size_below_static", runtime,
+        "`private_segment_size` is less than the kernel's static scratch (`.private_segment_fixed_size`)";
+    KernargAddressNull = 26, "kernarg_address_null", runtime,
+        "the kernel takes arguments (kernarg size > 0) and the kernarg address is null";
+    KernelObjectWrongAgent = 27, "kernel_object_wrong_agent", runtime,
+        "the kernel object was loaded for another agent than the one owning the queue";
+}
+
+// `ALL` is in numeric order with no gap (`from_u8` indexes it), and every
+// value fits a `ReasonSet` bit.
+const _: () = {
+    let mut i = 0;
+    while i < Reason::ALL.len() {
+        assert!(Reason::ALL[i] as usize == i);
+        i += 1;
+    }
+    assert!(Reason::ALL.len() <= 64);
+};
 
 /// A set of [`Reason`]s as a bit mask (bit n = reason with value n).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -136,18 +211,36 @@ pub struct DecodedPacket {
     pub completion_signal: u64,
 }
 
-// Byte offsets (hsa.h, pinned by the asserts in `abi`).
-const OFF_SETUP: usize = 2;
-const OFF_WG: usize = 4;
-const OFF_RESERVED0: usize = 10;
-const OFF_GRID: usize = 12;
-const OFF_PRIVATE: usize = 24;
-const OFF_GROUP: usize = 28;
-const OFF_KERNEL_OBJECT: usize = 32;
-const OFF_KERNARG: usize = 40;
-const OFF_RESERVED2: usize = 48;
-const OFF_DEP_SIGNAL: usize = 8;
-const OFF_COMPLETION: usize = 56;
+// Byte offsets, all from the `#[repr(C)]` mirrors in `abi` (so from the pinned
+// hsa.h and hsa_ext_amd.h, whose layouts the C probe test checks).
+const OFF_HEADER: usize = po::HEADER;
+const OFF_SETUP: usize = po::SETUP;
+const OFF_WG: usize = po::WORKGROUP_SIZE;
+const OFF_RESERVED0: usize = po::RESERVED0;
+const OFF_GRID: usize = po::GRID_SIZE;
+const OFF_PRIVATE: usize = po::PRIVATE_SEGMENT_SIZE;
+const OFF_GROUP: usize = po::GROUP_SEGMENT_SIZE;
+const OFF_KERNEL_OBJECT: usize = po::KERNEL_OBJECT;
+const OFF_KERNARG: usize = po::KERNARG_ADDRESS;
+const OFF_RESERVED2: usize = po::RESERVED2;
+const OFF_DEP_SIGNAL: usize = po::DEP_SIGNAL;
+const OFF_COMPLETION: usize = po::COMPLETION_SIGNAL;
+const OFF_BARRIER_RESERVED0: usize = offset_of!(BarrierAndPacket, reserved0);
+const OFF_BARRIER_RESERVED1: usize = offset_of!(BarrierAndPacket, reserved1);
+const OFF_AGENT_TYPE: usize = offset_of!(AgentDispatchPacket, type_);
+const OFF_AGENT_RESERVED0: usize = offset_of!(AgentDispatchPacket, reserved0);
+const OFF_AGENT_RETURN: usize = offset_of!(AgentDispatchPacket, return_address);
+const OFF_AGENT_ARG: usize = offset_of!(AgentDispatchPacket, arg);
+const OFF_BV_FORMAT: usize = po::AMD_FORMAT;
+const OFF_BV_RESERVED: usize = offset_of!(AmdBarrierValuePacket, reserved);
+const OFF_BV_RESERVED0: usize = offset_of!(AmdBarrierValuePacket, reserved0);
+const OFF_BV_SIGNAL: usize = po::BARRIER_VALUE_SIGNAL;
+const OFF_BV_VALUE: usize = offset_of!(AmdBarrierValuePacket, value);
+const OFF_BV_MASK: usize = offset_of!(AmdBarrierValuePacket, mask);
+const OFF_BV_COND: usize = offset_of!(AmdBarrierValuePacket, cond);
+const OFF_BV_RESERVED1: usize = offset_of!(AmdBarrierValuePacket, reserved1);
+const OFF_BV_RESERVED2: usize = offset_of!(AmdBarrierValuePacket, reserved2);
+const OFF_BV_RESERVED3: usize = offset_of!(AmdBarrierValuePacket, reserved3);
 
 /// `setup` bits 0..2 hold `dimensions`; bits 2..16 are reserved.
 const SETUP_DIMENSIONS_MASK: u16 = (1 << crate::abi::setup::WIDTH_DIMENSIONS) - 1;
@@ -249,7 +342,7 @@ pub fn packet_type_name(ty: PacketType) -> &'static str {
 impl DecodedPacket {
     /// Decode any 64 bytes at the pinned `hsa.h` offsets.
     pub fn decode(bytes: &[u8; 64]) -> DecodedPacket {
-        let header = u16_at(bytes, 0);
+        let header = u16_at(bytes, OFF_HEADER);
         let packet_type = header_type(header);
         let is_dispatch = packet_type == PacketType::KERNEL_DISPATCH;
         let is_barrier =
@@ -306,7 +399,7 @@ pub fn parse_supported_packet_with_limit(
     bytes: &[u8; 64],
     max_workgroup_size: u32,
 ) -> Result<ParsedPacket, ReasonSet> {
-    let header = u16_at(bytes, 0);
+    let header = u16_at(bytes, OFF_HEADER);
     let mut reasons = ReasonSet::EMPTY;
     match header_type(header) {
         PacketType::KERNEL_DISPATCH => {
@@ -343,7 +436,9 @@ pub fn parse_supported_packet_with_limit(
         }
         // AMD's barrier-value packet is a queue-level barrier, not work: it
         // is honoured like BARRIER_AND/OR. Every other vendor format is rejected.
-        PacketType::VENDOR_SPECIFIC if bytes[2] == crate::abi::amd_packet_type::BARRIER_VALUE => {
+        PacketType::VENDOR_SPECIFIC
+            if bytes[OFF_BV_FORMAT] == crate::abi::amd_packet_type::BARRIER_VALUE =>
+        {
             check_fence_scopes(header, &mut reasons);
             let p = barrier_value_from_bytes(bytes);
             if p.cond > 3 {
@@ -410,7 +505,7 @@ fn check_kernel_dispatch(p: &KernelDispatchPacket, max_wg: u32, reasons: &mut Re
 
 fn kernel_dispatch_from_bytes(b: &[u8; 64]) -> KernelDispatchPacket {
     KernelDispatchPacket {
-        header: u16_at(b, 0),
+        header: u16_at(b, OFF_HEADER),
         setup: u16_at(b, OFF_SETUP),
         workgroup_size_x: u16_at(b, OFF_WG),
         workgroup_size_y: u16_at(b, OFF_WG + 2),
@@ -432,9 +527,9 @@ fn kernel_dispatch_from_bytes(b: &[u8; 64]) -> KernelDispatchPacket {
 
 fn barrier_and_from_bytes(b: &[u8; 64]) -> BarrierAndPacket {
     BarrierAndPacket {
-        header: u16_at(b, 0),
-        reserved0: u16_at(b, 2),
-        reserved1: u32_at(b, 4),
+        header: u16_at(b, OFF_HEADER),
+        reserved0: u16_at(b, OFF_BARRIER_RESERVED0),
+        reserved1: u32_at(b, OFF_BARRIER_RESERVED1),
         dep_signal: dep_signals(b).map(|handle| HsaSignal { handle }),
         reserved2: u64_at(b, OFF_RESERVED2),
         completion_signal: HsaSignal {
@@ -446,7 +541,7 @@ fn barrier_and_from_bytes(b: &[u8; 64]) -> BarrierAndPacket {
 /// Encodes a kernel dispatch packet at the `hsa.h` offsets, little-endian.
 pub fn encode_kernel_dispatch(p: &KernelDispatchPacket) -> [u8; 64] {
     let mut b = [0u8; 64];
-    put_u16(&mut b, 0, p.header);
+    put_u16(&mut b, OFF_HEADER, p.header);
     put_u16(&mut b, OFF_SETUP, p.setup);
     put_u16(&mut b, OFF_WG, p.workgroup_size_x);
     put_u16(&mut b, OFF_WG + 2, p.workgroup_size_y);
@@ -468,9 +563,9 @@ pub fn encode_kernel_dispatch(p: &KernelDispatchPacket) -> [u8; 64] {
 /// also serves [`encode_barrier_or`].
 pub fn encode_barrier_and(p: &BarrierAndPacket) -> [u8; 64] {
     let mut b = [0u8; 64];
-    put_u16(&mut b, 0, p.header);
-    put_u16(&mut b, 2, p.reserved0);
-    put_u32(&mut b, 4, p.reserved1);
+    put_u16(&mut b, OFF_HEADER, p.header);
+    put_u16(&mut b, OFF_BARRIER_RESERVED0, p.reserved0);
+    put_u32(&mut b, OFF_BARRIER_RESERVED1, p.reserved1);
     for (i, s) in p.dep_signal.iter().enumerate() {
         put_u64(&mut b, OFF_DEP_SIGNAL + 8 * i, s.handle);
     }
@@ -494,36 +589,36 @@ pub fn encode_barrier_or(p: &BarrierOrPacket) -> [u8; 64] {
 /// Encodes an AMD barrier-value packet.
 pub fn encode_barrier_value(p: &crate::abi::AmdBarrierValuePacket) -> [u8; 64] {
     let mut b = [0u8; 64];
-    put_u16(&mut b, 0, p.header);
-    b[2] = p.amd_format;
-    b[3] = p.reserved;
-    put_u32(&mut b, 4, p.reserved0);
-    put_u64(&mut b, 8, p.signal.handle);
-    put_u64(&mut b, 16, p.value as u64);
-    put_u64(&mut b, 24, p.mask as u64);
-    put_u32(&mut b, 32, p.cond);
-    put_u32(&mut b, 36, p.reserved1);
-    put_u64(&mut b, 40, p.reserved2);
-    put_u64(&mut b, 48, p.reserved3);
+    put_u16(&mut b, OFF_HEADER, p.header);
+    b[OFF_BV_FORMAT] = p.amd_format;
+    b[OFF_BV_RESERVED] = p.reserved;
+    put_u32(&mut b, OFF_BV_RESERVED0, p.reserved0);
+    put_u64(&mut b, OFF_BV_SIGNAL, p.signal.handle);
+    put_u64(&mut b, OFF_BV_VALUE, p.value as u64);
+    put_u64(&mut b, OFF_BV_MASK, p.mask as u64);
+    put_u32(&mut b, OFF_BV_COND, p.cond);
+    put_u32(&mut b, OFF_BV_RESERVED1, p.reserved1);
+    put_u64(&mut b, OFF_BV_RESERVED2, p.reserved2);
+    put_u64(&mut b, OFF_BV_RESERVED3, p.reserved3);
     put_u64(&mut b, OFF_COMPLETION, p.completion_signal.handle);
     b
 }
 
 fn barrier_value_from_bytes(bytes: &[u8; 64]) -> crate::abi::AmdBarrierValuePacket {
     crate::abi::AmdBarrierValuePacket {
-        header: u16_at(bytes, 0),
-        amd_format: bytes[2],
-        reserved: bytes[3],
-        reserved0: u32_at(bytes, 4),
+        header: u16_at(bytes, OFF_HEADER),
+        amd_format: bytes[OFF_BV_FORMAT],
+        reserved: bytes[OFF_BV_RESERVED],
+        reserved0: u32_at(bytes, OFF_BV_RESERVED0),
         signal: crate::abi::HsaSignal {
-            handle: u64_at(bytes, 8),
+            handle: u64_at(bytes, OFF_BV_SIGNAL),
         },
-        value: u64_at(bytes, 16) as i64,
-        mask: u64_at(bytes, 24) as i64,
-        cond: u32_at(bytes, 32),
-        reserved1: u32_at(bytes, 36),
-        reserved2: u64_at(bytes, 40),
-        reserved3: u64_at(bytes, 48),
+        value: u64_at(bytes, OFF_BV_VALUE) as i64,
+        mask: u64_at(bytes, OFF_BV_MASK) as i64,
+        cond: u32_at(bytes, OFF_BV_COND),
+        reserved1: u32_at(bytes, OFF_BV_RESERVED1),
+        reserved2: u64_at(bytes, OFF_BV_RESERVED2),
+        reserved3: u64_at(bytes, OFF_BV_RESERVED3),
         completion_signal: crate::abi::HsaSignal {
             handle: u64_at(bytes, OFF_COMPLETION),
         },
@@ -534,12 +629,12 @@ fn barrier_value_from_bytes(bytes: &[u8; 64]) -> crate::abi::AmdBarrierValuePack
 /// fuzzers build them).
 pub fn encode_agent_dispatch(p: &AgentDispatchPacket) -> [u8; 64] {
     let mut b = [0u8; 64];
-    put_u16(&mut b, 0, p.header);
-    put_u16(&mut b, 2, p.type_);
-    put_u32(&mut b, 4, p.reserved0);
-    put_u64(&mut b, 8, p.return_address);
+    put_u16(&mut b, OFF_HEADER, p.header);
+    put_u16(&mut b, OFF_AGENT_TYPE, p.type_);
+    put_u32(&mut b, OFF_AGENT_RESERVED0, p.reserved0);
+    put_u64(&mut b, OFF_AGENT_RETURN, p.return_address);
     for (i, a) in p.arg.iter().enumerate() {
-        put_u64(&mut b, 16 + 8 * i, *a);
+        put_u64(&mut b, OFF_AGENT_ARG + 8 * i, *a);
     }
     put_u64(&mut b, OFF_RESERVED2, p.reserved2);
     put_u64(&mut b, OFF_COMPLETION, p.completion_signal.handle);
@@ -579,153 +674,6 @@ impl ParsedPacket {
 }
 
 impl Reason {
-    /// Every reason, in numeric order.
-    pub const ALL: &'static [Reason] = &[
-        Reason::DimensionsOutOfRange,
-        Reason::WorkgroupSizeZero,
-        Reason::GridSizeZero,
-        Reason::UnusedDimensionNotOne,
-        Reason::WorkgroupSizeExceedsMax,
-        Reason::SetupReservedBitsSet,
-        Reason::ReservedFieldNonzero,
-        Reason::KernelObjectNull,
-        Reason::KernelObjectMisaligned,
-        Reason::KernargAddressMisaligned,
-        Reason::AcquireFenceScopeInvalid,
-        Reason::ReleaseFenceScopeInvalid,
-        Reason::AgentDispatchUnsupported,
-        Reason::VendorSpecificUnsupported,
-        Reason::UnknownPacketType,
-        Reason::PacketTypeInvalid,
-        Reason::CompletionSignalUnknown,
-        Reason::DependencySignalUnknown,
-        Reason::RuntimeBlitKernelNotExecuted,
-        Reason::BarrierValueConditionInvalid,
-        Reason::GroupSegmentSizeExceedsLimit,
-        Reason::UnknownKernelObject,
-        Reason::WorkgroupSizeExceedsKernelMax,
-        Reason::WorkgroupSizeDiffersFromRequired,
-        Reason::GroupSegmentSizeBelowStatic,
-        Reason::PrivateSegmentSizeBelowStatic,
-        Reason::KernargAddressNull,
-        Reason::KernelObjectWrongAgent,
-    ];
-
-    /// The stable snake_case code.
-    pub fn code(self) -> &'static str {
-        match self {
-            Reason::DimensionsOutOfRange => "dimensions_out_of_range",
-            Reason::WorkgroupSizeZero => "workgroup_size_zero",
-            Reason::GridSizeZero => "grid_size_zero",
-            Reason::UnusedDimensionNotOne => "unused_dimension_not_one",
-            Reason::WorkgroupSizeExceedsMax => "workgroup_size_exceeds_max",
-            Reason::SetupReservedBitsSet => "setup_reserved_bits_set",
-            Reason::ReservedFieldNonzero => "reserved_field_nonzero",
-            Reason::KernelObjectNull => "kernel_object_null",
-            Reason::KernelObjectMisaligned => "kernel_object_misaligned",
-            Reason::KernargAddressMisaligned => "kernarg_address_misaligned",
-            Reason::AcquireFenceScopeInvalid => "acquire_fence_scope_invalid",
-            Reason::ReleaseFenceScopeInvalid => "release_fence_scope_invalid",
-            Reason::AgentDispatchUnsupported => "agent_dispatch_unsupported",
-            Reason::VendorSpecificUnsupported => "vendor_specific_unsupported",
-            Reason::UnknownPacketType => "unknown_packet_type",
-            Reason::PacketTypeInvalid => "packet_type_invalid",
-            Reason::CompletionSignalUnknown => "completion_signal_unknown",
-            Reason::DependencySignalUnknown => "dependency_signal_unknown",
-            Reason::RuntimeBlitKernelNotExecuted => "runtime_blit_kernel_not_executed",
-            Reason::BarrierValueConditionInvalid => "barrier_value_condition_invalid",
-            Reason::GroupSegmentSizeExceedsLimit => "group_segment_size_exceeds_limit",
-            Reason::UnknownKernelObject => "unknown_kernel_object",
-            Reason::WorkgroupSizeExceedsKernelMax => "workgroup_size_exceeds_kernel_max",
-            Reason::WorkgroupSizeDiffersFromRequired => "workgroup_size_differs_from_required",
-            Reason::GroupSegmentSizeBelowStatic => "group_segment_size_below_static",
-            Reason::PrivateSegmentSizeBelowStatic => "private_segment_size_below_static",
-            Reason::KernargAddressNull => "kernarg_address_null",
-            Reason::KernelObjectWrongAgent => "kernel_object_wrong_agent",
-        }
-    }
-
-    /// One-line meaning, for `--help`-style tables and reports.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            Reason::DimensionsOutOfRange => "dispatch setup.dimensions is not 1, 2 or 3",
-            Reason::WorkgroupSizeZero => "a dispatch workgroup size is 0",
-            Reason::GridSizeZero => "a dispatch grid size is 0",
-            Reason::UnusedDimensionNotOne => {
-                "a workgroup or grid size beyond setup.dimensions is not 1"
-            }
-            Reason::WorkgroupSizeExceedsMax => {
-                "the workgroup size product exceeds the agent's maximum (1024)"
-            }
-            Reason::SetupReservedBitsSet => "dispatch setup bits 2..16 are not zero",
-            Reason::ReservedFieldNonzero => "dispatch reserved0 or reserved2 is not zero",
-            Reason::KernelObjectNull => "dispatch kernel_object is null",
-            Reason::KernelObjectMisaligned => "dispatch kernel_object is not 64-byte aligned",
-            Reason::KernargAddressMisaligned => "dispatch kernarg_address is not 16-byte aligned",
-            Reason::AcquireFenceScopeInvalid => "header acquire fence scope is 3 (invalid)",
-            Reason::ReleaseFenceScopeInvalid => "header release fence scope is 3 (invalid)",
-            Reason::AgentDispatchUnsupported => "agent dispatch packets are not supported",
-            Reason::VendorSpecificUnsupported => "vendor-specific packets are not supported",
-            Reason::UnknownPacketType => "the header type is not one hsa.h defines",
-            Reason::PacketTypeInvalid => "the header type is INVALID (replay only)",
-            Reason::CompletionSignalUnknown => {
-                "the completion signal is not a live signal of this runtime"
-            }
-            Reason::DependencySignalUnknown => {
-                "a barrier dependency signal is not a live signal of this runtime"
-            }
-            Reason::UnknownKernelObject => {
-                "finding: the kernel object is not a kernel the runtime loaded; the dispatch was checked on its bytes only"
-            }
-            Reason::WorkgroupSizeExceedsKernelMax => {
-                "the workgroup has more work-items than the kernel's max flat workgroup size"
-            }
-            Reason::WorkgroupSizeDiffersFromRequired => {
-                "the workgroup size differs from the kernel's required workgroup size"
-            }
-            Reason::GroupSegmentSizeBelowStatic => {
-                "group_segment_size is less than the kernel's static LDS"
-            }
-            Reason::PrivateSegmentSizeBelowStatic => {
-                "private_segment_size is less than the kernel's static scratch"
-            }
-            Reason::KernargAddressNull => {
-                "the kernel takes arguments but the kernarg address is null"
-            }
-            Reason::KernelObjectWrongAgent => {
-                "the kernel object was loaded for another agent than the one owning the queue"
-            }
-            Reason::GroupSegmentSizeExceedsLimit => {
-                "the dispatch's group segment (static + dynamic LDS) exceeds the agent's LDS per workgroup"
-            }
-            Reason::BarrierValueConditionInvalid => {
-                "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE"
-            }
-            Reason::RuntimeBlitKernelNotExecuted => {
-                "finding: a HIP runtime blit kernel (__amd_rocclr_*); completed without running, so its data (memset, device-to-device copy, stream write) was not produced"
-            }
-        }
-    }
-
-    /// Whether the reason depends on runtime state (live signal handles)
-    /// rather than on the 64 bytes alone; offline replay cannot reproduce it.
-    pub fn is_runtime(self) -> bool {
-        matches!(
-            self,
-            Reason::CompletionSignalUnknown
-                | Reason::DependencySignalUnknown
-                | Reason::RuntimeBlitKernelNotExecuted
-                | Reason::GroupSegmentSizeExceedsLimit
-                | Reason::UnknownKernelObject
-                | Reason::WorkgroupSizeExceedsKernelMax
-                | Reason::WorkgroupSizeDiffersFromRequired
-                | Reason::GroupSegmentSizeBelowStatic
-                | Reason::PrivateSegmentSizeBelowStatic
-                | Reason::KernargAddressNull
-                | Reason::KernelObjectWrongAgent
-        )
-    }
-
     /// Reason from its numeric value (as stored in captures).
     pub fn from_u8(v: u8) -> Option<Reason> {
         Reason::ALL.get(usize::from(v)).copied()
@@ -747,19 +695,23 @@ impl ReasonSet {
     /// No reasons.
     pub const EMPTY: ReasonSet = ReasonSet(0);
     /// The reasons that depend on runtime state ([`Reason::is_runtime`]).
-    pub const RUNTIME: ReasonSet = ReasonSet(
-        (1 << Reason::CompletionSignalUnknown as u8)
-            | (1 << Reason::DependencySignalUnknown as u8)
-            | (1 << Reason::RuntimeBlitKernelNotExecuted as u8)
-            | (1 << Reason::GroupSegmentSizeExceedsLimit as u8)
-            | (1 << Reason::UnknownKernelObject as u8)
-            | (1 << Reason::WorkgroupSizeExceedsKernelMax as u8)
-            | (1 << Reason::WorkgroupSizeDiffersFromRequired as u8)
-            | (1 << Reason::GroupSegmentSizeBelowStatic as u8)
-            | (1 << Reason::PrivateSegmentSizeBelowStatic as u8)
-            | (1 << Reason::KernargAddressNull as u8)
-            | (1 << Reason::KernelObjectWrongAgent as u8),
-    );
+    pub const RUNTIME: ReasonSet = ReasonSet::matching(true);
+    /// Every reason this build knows that follows from the 64 bytes alone:
+    /// what offline replay can reproduce.
+    pub const BYTES: ReasonSet = ReasonSet::matching(false);
+
+    /// The known reasons whose [`Reason::is_runtime`] is `runtime`.
+    const fn matching(runtime: bool) -> ReasonSet {
+        let mut bits = 0u64;
+        let mut i = 0;
+        while i < Reason::ALL.len() {
+            if Reason::ALL[i].is_runtime() == runtime {
+                bits |= 1 << (Reason::ALL[i] as u8);
+            }
+            i += 1;
+        }
+        ReasonSet(bits)
+    }
 
     pub fn insert(&mut self, r: Reason) {
         self.0 |= 1 << (r as u8);

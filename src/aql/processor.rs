@@ -37,6 +37,7 @@ use super::{
     QueueMemory, RecordSink, SignalOps, Status,
 };
 use crate::abi::PacketType;
+use crate::abi::packet_offset as po;
 
 /// The header the processor stores into a slot it has finished with: type
 /// INVALID, every other header bit zero.
@@ -178,18 +179,19 @@ impl Processor {
                 },
             };
             let raw = q.read_packet(index);
-            let (status, reasons, completion_signal) = match self.judge(&raw, s, agent, kernels) {
-                Verdict::Wait => {
-                    state.pending_observed_ns = Some(observed_ns);
-                    state.barrier_waits += 1;
-                    return DrainOutcome::BlockedOnBarrier { index };
-                }
-                Verdict::Complete {
-                    completion_signal,
-                    findings,
-                } => (Status::Validated, findings, completion_signal),
-                Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
-            };
+            let (status, reasons, completion_signal) =
+                match self.judge(&raw, s, agent, kernels, true) {
+                    Verdict::Wait => {
+                        state.pending_observed_ns = Some(observed_ns);
+                        state.barrier_waits += 1;
+                        return DrainOutcome::BlockedOnBarrier { index };
+                    }
+                    Verdict::Complete {
+                        completion_signal,
+                        findings,
+                    } => (Status::Validated, findings, completion_signal),
+                    Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
+                };
             let thread = *thread.get_or_insert_with(|| sink.thread_id());
             let done_ns = sink.now_ns();
             last_done = Some(done_ns);
@@ -235,19 +237,25 @@ impl Processor {
             }
             fn complete(&self, _handle: u64) {}
         }
-        match self.judge(raw, &Unchecked, agent, kernels) {
+        // The real runtime runs the packet, blits included: no "not executed".
+        match self.judge(raw, &Unchecked, agent, kernels, false) {
             Verdict::Complete { findings, .. } => (Status::Validated, findings),
             Verdict::Wait => (Status::Validated, ReasonSet::EMPTY),
             Verdict::Reject(r) => (Status::Rejected, r),
         }
     }
 
+    /// The verdict on one packet. `diagnostic`: SoftGPU completes the packet
+    /// without running it (not observe mode), so a dispatch of one of the HIP
+    /// runtime's blit kernels carries [`Reason::RuntimeBlitKernelNotExecuted`],
+    /// whatever else is found.
     fn judge<S: SignalOps + ?Sized, T: KernelTable + ?Sized>(
         &self,
         raw: &[u8; 64],
         s: &S,
         agent: u32,
         kernels: &T,
+        diagnostic: bool,
     ) -> Verdict {
         let mut findings = ReasonSet::EMPTY;
         let parsed = parse_supported_packet_with_limit(raw, self.max_workgroup_size);
@@ -255,7 +263,7 @@ impl Processor {
             Ok(_) => ReasonSet::EMPTY,
             Err(r) => r,
         };
-        let ty = header_type(u16::from_le_bytes([raw[0], raw[1]]));
+        let ty = header_type(u16::from_le_bytes([raw[po::HEADER], raw[po::HEADER + 1]]));
         let has_completion = matches!(
             ty,
             PacketType::KERNEL_DISPATCH
@@ -263,6 +271,7 @@ impl Processor {
                 | PacketType::BARRIER_OR
                 | PacketType::AGENT_DISPATCH
         ) || matches!(parsed, Ok(ParsedPacket::BarrierValue(_)));
+        let mut blit = false;
         if let Ok(ParsedPacket::KernelDispatch(p)) = parsed {
             if p.group_segment_size > self.max_group_segment_size {
                 reasons.insert(Reason::GroupSegmentSizeExceedsLimit);
@@ -271,12 +280,21 @@ impl Processor {
                 KernelLookup::NotTracked => {}
                 KernelLookup::Unknown => findings.insert(Reason::UnknownKernelObject),
                 KernelLookup::Known(k) if k.runtime_blit => {
+                    blit = true;
                     check_against_kernel(&p, &k, agent, &mut findings)
                 }
                 KernelLookup::Known(k) => check_against_kernel(&p, &k, agent, &mut reasons),
             }
+        } else if diagnostic && ty == PacketType::KERNEL_DISPATCH {
+            // A malformed dispatch of a blit kernel is still one (cold path:
+            // rejects only).
+            blit = matches!(
+                kernels.lookup(handle_at(raw, po::KERNEL_OBJECT)),
+                KernelLookup::Known(k) if k.runtime_blit
+            );
         }
-        let completion = handle_at(raw, 56);
+        let blit = blit && diagnostic;
+        let completion = handle_at(raw, po::COMPLETION_SIGNAL);
         if has_completion && completion != 0 && !s.is_valid(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);
         }
@@ -284,7 +302,7 @@ impl Processor {
         if is_barrier && deps(raw).any(|h| !s.is_valid(h)) {
             reasons.insert(Reason::DependencySignalUnknown);
         }
-        let value_signal = handle_at(raw, 8);
+        let value_signal = handle_at(raw, po::BARRIER_VALUE_SIGNAL);
         if let Ok(ParsedPacket::BarrierValue(_)) = parsed {
             // A null signal is allowed (HIP 6.x emits such packets with mask 0
             // as pure ordering markers); its value is taken as 0.
@@ -292,7 +310,14 @@ impl Processor {
                 reasons.insert(Reason::DependencySignalUnknown);
             }
         }
+        if blit {
+            findings.insert(Reason::RuntimeBlitKernelNotExecuted);
+        }
         if !reasons.is_empty() {
+            // Rejected records carry the blit finding too (and no other).
+            if blit {
+                reasons.insert(Reason::RuntimeBlitKernelNotExecuted);
+            }
             return Verdict::Reject(reasons);
         }
         let ready = match parsed {
@@ -385,7 +410,7 @@ fn handle_at(raw: &[u8; 64], off: usize) -> u64 {
 #[inline]
 fn deps(raw: &[u8; 64]) -> impl Iterator<Item = u64> + '_ {
     (0..5)
-        .map(|i| handle_at(raw, 8 + 8 * i))
+        .map(|i| handle_at(raw, po::DEP_SIGNAL + 8 * i))
         .filter(|&h| h != 0)
 }
 

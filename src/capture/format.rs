@@ -1,6 +1,7 @@
 //! The on-disk layout: constants, CRC-32 and frame encoding shared by the
-//! writer and the reader. `docs/CAPTURE_FORMAT.md` describes the same bytes in
-//! prose; keep the two in step.
+//! writer and the reader. The fixed-layout payloads (Packet, KernelInfo) are
+//! encoded and decoded only here. `docs/CAPTURE_FORMAT.md` describes the same
+//! bytes in prose; a test checks its Packet table against [`packet::FIELDS`].
 //!
 //! Everything is little-endian. A file is a 16-byte preamble followed by frames:
 //!
@@ -38,13 +39,17 @@ pub mod kind {
     pub const KERNEL_INFO: u16 = 0x0006;
 }
 
-/// Fixed size of one entry of a KernelInfo frame.
+/// Size of one entry of a KernelInfo frame in this version. A later minor
+/// version may lengthen the entries (all entries of a frame stay the same
+/// length, `(len - 4) / count`); a reader reads the fields it knows at the
+/// start of each entry and skips the rest.
 pub const KERNEL_INFO_ENTRY_LEN: usize = 40;
 
 /// Bit 15 of a frame kind: "a reader that does not know this kind must stop".
 pub const KIND_CRITICAL: u16 = 0x8000;
 
-/// Fixed payload length of a Packet frame in this version.
+/// Payload length of a Packet frame in this version (a minimum for readers:
+/// a later minor version may append fields). The layout is [`packet`].
 pub const PACKET_PAYLOAD_LEN: usize = 128;
 /// Whole Packet frame on disk.
 pub const PACKET_FRAME_LEN: usize = FRAME_HEAD_LEN + PACKET_PAYLOAD_LEN + FRAME_CRC_LEN;
@@ -52,6 +57,22 @@ pub const PACKET_FRAME_LEN: usize = FRAME_HEAD_LEN + PACKET_PAYLOAD_LEN + FRAME_
 pub const QUEUE_PAYLOAD_LEN: usize = 24;
 /// Fixed payload length of a Trailer frame in this version.
 pub const TRAILER_PAYLOAD_LEN: usize = 64;
+
+/// Largest capture file a reader takes (1 GiB, about 7.7 million records):
+/// the reader holds the file and its records in memory, so a bigger one is
+/// refused before a byte is read.
+pub const MAX_FILE_LEN: u64 = 1 << 30;
+
+/// Every frame kind this version defines, for [`kind_name`] and for telling a
+/// real frame from noise after damage.
+pub const KNOWN_KINDS: [u16; 6] = [
+    kind::HEADER,
+    kind::QUEUE,
+    kind::PACKET,
+    kind::CODE_OBJECT,
+    kind::TRAILER,
+    kind::KERNEL_INFO,
+];
 
 /// Human name of a frame kind, for error messages.
 pub fn kind_name(k: u16) -> &'static str {
@@ -61,8 +82,182 @@ pub fn kind_name(k: u16) -> &'static str {
         kind::PACKET => "packet",
         kind::CODE_OBJECT => "code_object",
         kind::TRAILER => "trailer",
+        kind::KERNEL_INFO => "kernel_info",
         _ => "unknown",
     }
+}
+
+/// One field of a fixed-layout payload: its name in `docs/CAPTURE_FORMAT.md`,
+/// its offset in the payload and its size in bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub offset: usize,
+    pub size: usize,
+}
+
+impl Field {
+    const fn new(name: &'static str, offset: usize, size: usize) -> Field {
+        Field { name, offset, size }
+    }
+    /// The byte range of the field in its payload.
+    pub const fn range(self) -> core::ops::Range<usize> {
+        self.offset..self.offset + self.size
+    }
+}
+
+/// The Packet frame's payload: the one definition of its layout. The writer's
+/// [`encode_packet_frame`] and the reader's [`decode_packet`] use these fields
+/// and nothing else, and a test checks the Packet table of
+/// `docs/CAPTURE_FORMAT.md` against [`packet::FIELDS`].
+pub mod packet {
+    use super::Field;
+
+    pub const SEQ: Field = Field::new("seq", 0, 8);
+    pub const QUEUE_ID: Field = Field::new("queue_id", 8, 8);
+    pub const PACKET_INDEX: Field = Field::new("packet_index", 16, 8);
+    pub const RAW: Field = Field::new("raw", 24, 64);
+    pub const STATUS: Field = Field::new("status", 88, 1);
+    pub const KERNARG_CLASS: Field = Field::new("kernarg_class", 89, 1);
+    pub const RESERVED_A: Field = Field::new("reserved", 90, 2);
+    pub const THREAD: Field = Field::new("thread", 92, 4);
+    pub const REASONS: Field = Field::new("reasons", 96, 8);
+    pub const OBSERVED_NS: Field = Field::new("observed_ns", 104, 8);
+    pub const DONE_NS: Field = Field::new("done_ns", 112, 8);
+    pub const RESERVED_B: Field = Field::new("reserved", 120, 8);
+
+    /// Every field, in payload order.
+    pub const FIELDS: [Field; 12] = [
+        SEQ,
+        QUEUE_ID,
+        PACKET_INDEX,
+        RAW,
+        STATUS,
+        KERNARG_CLASS,
+        RESERVED_A,
+        THREAD,
+        REASONS,
+        OBSERVED_NS,
+        DONE_NS,
+        RESERVED_B,
+    ];
+
+    // The fields tile the payload: in order, no gap, no overlap, and they end
+    // exactly at its length; the 64 raw bytes are a whole AQL packet.
+    const _: () = {
+        let mut end = 0;
+        let mut i = 0;
+        while i < FIELDS.len() {
+            assert!(FIELDS[i].offset == end);
+            end += FIELDS[i].size;
+            i += 1;
+        }
+        assert!(end == super::PACKET_PAYLOAD_LEN);
+        assert!(RAW.size == crate::abi::AQL_PACKET_SIZE);
+    };
+}
+
+/// The fields of one Packet frame, as stored (status and class as raw bytes:
+/// the reader checks their range).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PacketFields {
+    pub seq: u64,
+    pub queue_id: u64,
+    pub packet_index: u64,
+    pub raw: [u8; 64],
+    pub status: u8,
+    pub kernarg_class: u8,
+    pub thread: u32,
+    pub reasons: u64,
+    pub observed_ns: u64,
+    pub done_ns: u64,
+}
+
+/// The whole Packet frame (head, payload, CRC) for one record.
+pub fn encode_packet_frame(
+    seq: u64,
+    rec: &crate::aql::PacketRecord,
+    class: super::KernargClass,
+) -> [u8; PACKET_FRAME_LEN] {
+    let mut f = [0u8; PACKET_FRAME_LEN];
+    f[..2].copy_from_slice(&kind::PACKET.to_le_bytes());
+    f[2..FRAME_HEAD_LEN].copy_from_slice(&(PACKET_PAYLOAD_LEN as u32).to_le_bytes());
+    let p = &mut f[FRAME_HEAD_LEN..FRAME_HEAD_LEN + PACKET_PAYLOAD_LEN];
+    p[packet::SEQ.range()].copy_from_slice(&seq.to_le_bytes());
+    p[packet::QUEUE_ID.range()].copy_from_slice(&rec.queue_id.to_le_bytes());
+    p[packet::PACKET_INDEX.range()].copy_from_slice(&rec.packet_index.to_le_bytes());
+    p[packet::RAW.range()].copy_from_slice(&rec.raw);
+    p[packet::STATUS.offset] = rec.status as u8;
+    p[packet::KERNARG_CLASS.offset] = class as u8;
+    p[packet::THREAD.range()].copy_from_slice(&rec.thread.to_le_bytes());
+    p[packet::REASONS.range()].copy_from_slice(&rec.reasons.0.to_le_bytes());
+    p[packet::OBSERVED_NS.range()].copy_from_slice(&rec.observed_ns.to_le_bytes());
+    p[packet::DONE_NS.range()].copy_from_slice(&rec.done_ns.to_le_bytes());
+    // Reserved fields stay 0.
+    let crc_at = FRAME_HEAD_LEN + PACKET_PAYLOAD_LEN;
+    let crc = crc32(&f[..crc_at]);
+    f[crc_at..].copy_from_slice(&crc.to_le_bytes());
+    f
+}
+
+/// The fields of a Packet payload; `None` when it is shorter than
+/// [`PACKET_PAYLOAD_LEN`]. Bytes past the fields this version knows are
+/// ignored (a later minor version may append fields).
+pub fn decode_packet(p: &[u8]) -> Option<PacketFields> {
+    let p = p.get(..PACKET_PAYLOAD_LEN)?;
+    let u64_of = |f: Field| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&p[f.range()]);
+        u64::from_le_bytes(b)
+    };
+    let mut raw = [0u8; 64];
+    raw.copy_from_slice(&p[packet::RAW.range()]);
+    let mut thread = [0u8; 4];
+    thread.copy_from_slice(&p[packet::THREAD.range()]);
+    Some(PacketFields {
+        seq: u64_of(packet::SEQ),
+        queue_id: u64_of(packet::QUEUE_ID),
+        packet_index: u64_of(packet::PACKET_INDEX),
+        raw,
+        status: p[packet::STATUS.offset],
+        kernarg_class: p[packet::KERNARG_CLASS.offset],
+        thread: u32::from_le_bytes(thread),
+        reasons: u64_of(packet::REASONS),
+        observed_ns: u64_of(packet::OBSERVED_NS),
+        done_ns: u64_of(packet::DONE_NS),
+    })
+}
+
+/// One KernelInfo entry, in its on-disk field order (the first
+/// [`KERNEL_INFO_ENTRY_LEN`] bytes of each entry).
+pub fn encode_kernel_info_entry(p: &mut PayloadBuf, k: &super::KernelMeta) {
+    p.u64(k.kernel_object)
+        .u32(k.sgpr_count)
+        .u32(k.vgpr_count)
+        .u32(k.agpr_count)
+        .u32(k.group_segment_fixed_size)
+        .u32(k.private_segment_fixed_size)
+        .u32(k.kernarg_size)
+        .u32(k.wavefront_size)
+        .u32(k.max_flat_workgroup_size);
+}
+
+/// The fields this version knows of one KernelInfo entry; `None` when the
+/// entry is shorter than [`KERNEL_INFO_ENTRY_LEN`]. Bytes after them are a
+/// later version's and are skipped.
+pub fn decode_kernel_info_entry(entry: &[u8]) -> Option<super::KernelMeta> {
+    let mut c = Cursor::new(entry.get(..KERNEL_INFO_ENTRY_LEN)?);
+    Some(super::KernelMeta {
+        kernel_object: c.u64()?,
+        sgpr_count: c.u32()?,
+        vgpr_count: c.u32()?,
+        agpr_count: c.u32()?,
+        group_segment_fixed_size: c.u32()?,
+        private_segment_fixed_size: c.u32()?,
+        kernarg_size: c.u32()?,
+        wavefront_size: c.u32()?,
+        max_flat_workgroup_size: c.u32()?,
+    })
 }
 
 /// The 16-byte preamble of this version.

@@ -1,6 +1,12 @@
 //! The versioned binary capture format: a background writer that never drops a
 //! record, and a bounded reader that never panics.
 //!
+//! A pure format: it stores what the processor and the runtime hand it
+//! (records with their reasons and findings, code objects, kernels) and reads
+//! it back. Policy lives elsewhere: which findings a record carries is the
+//! processor's (`crate::aql`), how a record is labelled and worded is the
+//! report view's (`crate::report`).
+//!
 //! Why it exists: every AQL packet a program submits is observed once, on the
 //! doorbell path, and must end up in a file that outlives the process. The
 //! doorbell path only copies a fixed-size [`PacketRecord`] into a per-queue
@@ -23,9 +29,7 @@ mod ring;
 mod writer;
 
 pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
-pub use writer::{
-    CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions, is_runtime_blit_kernel,
-};
+pub use writer::{CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions};
 
 use std::path::PathBuf;
 
@@ -46,36 +50,15 @@ pub struct CaptureHeader {
 impl CaptureHeader {
     /// Whether the capture was recorded in observe mode ([`MODE_OBSERVE`]):
     /// packets were captured before the doorbell was forwarded to a real ROCr,
-    /// which then ran the kernels. Such records are never diagnostic
-    /// completions; reports label them [`LABEL_OBSERVED`].
+    /// which then ran the kernels. (How reports label such records is the
+    /// report view's business, `crate::report`.)
     pub fn is_observe(&self) -> bool {
         self.mode == MODE_OBSERVE
     }
-
-    /// Whether the runtime below the shim was itself a SoftGPU copy standing
-    /// in for ROCr (as in the tests): its GPU agents carry SoftGPU's product
-    /// names ([`STAND_IN_PREFIX`]). Then nothing ran, even in observe mode.
-    pub fn over_stand_in(&self) -> bool {
-        self.mode != "virtual"
-            && self
-                .agents
-                .iter()
-                .any(|a| a.kind == AgentKind::Gpu && a.name.starts_with(STAND_IN_PREFIX))
-    }
 }
-
-/// How the product name of every SoftGPU virtual GPU agent begins.
-pub const STAND_IN_PREFIX: &str = "SoftGPU virtual";
 
 /// [`CaptureHeader::mode`] of a capture recorded with `SOFTGPU_MODE=observe`.
 pub const MODE_OBSERVE: &str = "observe";
-
-/// Label of every record (validated or rejected) of an observe-mode capture:
-/// the packet was captured, then forwarded to the real runtime, which ran it.
-/// It replaces the diagnostic labels (`diagnostic_complete_no_execution`,
-/// `not_kernel_success`, `diagnostic_rejected`), which would be false there.
-/// (The diagnostic label constants live in `crate::aql`.)
-pub const LABEL_OBSERVED: &str = "observed_forwarded_to_runtime";
 
 /// One agent the runtime exposed.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -196,7 +179,7 @@ impl CapturedRecord {
     }
     /// The packet type from the header's low byte.
     pub fn packet_type(&self) -> PacketType {
-        PacketType(self.raw[0])
+        PacketType(self.raw[crate::abi::packet_offset::HEADER])
     }
     /// Whether this is a barrier-AND or barrier-OR packet.
     pub fn is_barrier(&self) -> bool {
@@ -206,11 +189,12 @@ impl CapturedRecord {
 
 /// Barrier-AND, barrier-OR, and AMD's vendor-specific barrier-value packet.
 pub fn is_barrier_packet(raw: &[u8; 64]) -> bool {
-    let t = PacketType(raw[0]);
+    use crate::abi::packet_offset as po;
+    let t = PacketType(raw[po::HEADER]);
     t == PacketType::BARRIER_AND
         || t == PacketType::BARRIER_OR
         || (t == PacketType::VENDOR_SPECIFIC
-            && raw[2] == crate::abi::amd_packet_type::BARRIER_VALUE)
+            && raw[po::AMD_FORMAT] == crate::abi::amd_packet_type::BARRIER_VALUE)
 }
 
 /// The counts a capture ends with, and how they are defined.

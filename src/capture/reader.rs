@@ -4,11 +4,12 @@
 //! (counts read from the file are capped by the bytes that remain), and uses
 //! checked arithmetic for every offset. A file cut at any byte is not an error:
 //! the complete frames before the cut are returned and the capture is marked
-//! incomplete. Everything else that is wrong is a [`CaptureError`] that says
-//! where.
+//! incomplete. Damage is told from a cut by what follows it: a frame that fails
+//! its checksum, claims an impossible length or runs past the end of the file
+//! is a cut only when no valid frame follows it; otherwise it is corruption.
+//! Everything else that is wrong is a [`CaptureError`] that says where.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::format::{self, Cursor, kind};
@@ -19,62 +20,136 @@ use super::{
 use crate::aql::{ReasonSet, Status};
 
 /// Why a capture could not be read: where, and what is wrong.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{}{}{kind}", file_prefix(.file), offset_prefix(.kind.offset()))]
 pub struct CaptureError {
     /// The file, when read with [`read_file`].
     pub file: Option<PathBuf>,
     pub kind: CaptureErrorKind,
 }
 
-/// One variant per way the input can be wrong. Every variant but `Io` carries
-/// the byte offset (from the start of the file) where the problem is.
-#[derive(Clone, PartialEq, Eq, Debug)]
+fn file_prefix(file: &Option<PathBuf>) -> String {
+    match file {
+        Some(p) => format!("file {}: ", crate::input::show_path(p)),
+        None => "capture: ".to_string(),
+    }
+}
+
+fn offset_prefix(offset: Option<u64>) -> String {
+    offset.map_or_else(String::new, |o| format!("offset {o}: "))
+}
+
+/// One variant per way the input can be wrong. Every variant but `Io` and
+/// `NotARegularFile` carries the byte offset (from the start of the file)
+/// where the problem is.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum CaptureErrorKind {
     /// The file could not be read at all.
+    #[error("cannot read: {message}")]
     Io { message: String },
+    /// The path names a directory, FIFO, device or socket.
+    #[error("not a regular file (it is {file_type}); softgpu reads only regular files")]
+    NotARegularFile { file_type: &'static str },
+    /// The file is larger than [`format::MAX_FILE_LEN`]; `offset` is the limit.
+    #[error(
+        "the file is {size} bytes, more than the {limit} bytes (1 GiB) a capture reader accepts"
+    )]
+    TooLarge { offset: u64, size: u64, limit: u64 },
     /// The first bytes are not the capture magic: not a SoftGPU capture.
+    #[error("not a SoftGPU capture (the file does not start with the capture magic)")]
     NotACapture { offset: u64 },
     /// A capture of a major version this reader does not understand.
+    #[error(
+        "capture format version {major}.{minor} is not supported (this reader reads major version {})",
+        format::FORMAT_MAJOR
+    )]
     UnsupportedVersion { offset: u64, major: u16, minor: u16 },
     /// The file ends before its Header frame is complete: nothing to recover.
+    #[error(
+        "the file ends after {len} bytes, before the capture header is complete; no records to recover"
+    )]
     EndsBeforeHeader { offset: u64, len: u64 },
-    /// A frame length larger than any writer produces.
-    FrameTooLong { offset: u64, kind: u16, len: u32 },
-    /// A frame's CRC-32 does not match its bytes (and it is not the torn last
-    /// frame of a cut file).
+    /// A frame length larger than any writer produces, with a valid frame after it.
+    #[error(
+        "frame of kind {kind:#06x} ({}) claims {len} payload bytes, more than the limit of {}: corrupt{}",
+        format::kind_name(*.kind),
+        format::MAX_FRAME_LEN,
+        followed(*.next_frame)
+    )]
+    FrameTooLong {
+        offset: u64,
+        kind: u16,
+        len: u32,
+        /// Where the next valid frame starts (`None`: not searched, or too
+        /// much to search).
+        next_frame: Option<u64>,
+    },
+    /// A frame whose length runs past the end of the file while a valid frame
+    /// starts inside that length: its length field is damaged.
+    #[error(
+        "frame of kind {kind:#06x} ({}) claims {len} payload bytes, past the end of the file: corrupt{}",
+        format::kind_name(*.kind),
+        followed(*.next_frame)
+    )]
+    FrameRunsPastEnd {
+        offset: u64,
+        kind: u16,
+        len: u32,
+        next_frame: Option<u64>,
+    },
+    /// A frame's CRC-32 does not match its bytes, and it is not the damaged
+    /// tail of a cut file (a valid frame follows it, or it is the Header).
+    #[error(
+        "checksum mismatch in a frame of kind {kind:#06x} ({}): stored {stored:#010x}, computed {computed:#010x}: corrupt{}",
+        format::kind_name(*.kind),
+        followed(*.next_frame)
+    )]
     ChecksumMismatch {
         offset: u64,
         kind: u16,
         stored: u32,
         computed: u32,
+        next_frame: Option<u64>,
     },
     /// The first frame is not a Header frame.
+    #[error("the first frame is of kind {kind:#06x} ({}), not a header", format::kind_name(*.kind))]
     MissingHeader { offset: u64, kind: u16 },
     /// A second Header frame.
+    #[error("a second header frame")]
     DuplicateHeader { offset: u64 },
     /// A frame of a kind that must be understood, which this reader does not know.
+    #[error(
+        "frame of kind {kind:#06x} must be understood but this reader does not know it (written by a newer SoftGPU?)"
+    )]
     UnknownCriticalFrame { offset: u64, kind: u16 },
     /// A known frame whose payload does not hold what its kind requires.
+    #[error("malformed {} frame: {problem}", format::kind_name(*.kind))]
     MalformedFrame {
         offset: u64,
         kind: u16,
         problem: &'static str,
     },
     /// A field holds a value outside its defined range.
+    #[error("field {field} has invalid value {value}")]
     InvalidValue {
         offset: u64,
         field: &'static str,
         value: u64,
     },
     /// A second Queue frame for the same queue id.
+    #[error("queue {queue_id} is registered twice")]
     DuplicateQueue { offset: u64, queue_id: u64 },
     /// A Packet frame for a queue that no earlier Queue frame registered.
+    #[error("packet record for queue {queue_id}, which no earlier queue frame registered")]
     UnknownQueue { offset: u64, queue_id: u64 },
     /// Two Packet frames with the same sequence number.
+    #[error("two packet records have sequence number {seq}")]
     DuplicateSeq { offset: u64, seq: u64 },
     /// Bytes after the Trailer frame (the Trailer must be last).
+    #[error("data after the trailer frame")]
     DataAfterTrailer { offset: u64 },
     /// A Trailer count that disagrees with the frames before it.
+    #[error("trailer says {field} = {trailer} but the capture holds {counted}")]
     TrailerMismatch {
         offset: u64,
         field: &'static str,
@@ -83,16 +158,28 @@ pub enum CaptureErrorKind {
     },
 }
 
-impl CaptureError {
-    /// The byte offset of the problem (`None` for I/O errors).
+/// The tail of a damage message: where the reader found a valid frame after it.
+fn followed(next: Option<u64>) -> String {
+    match next {
+        Some(o) => {
+            format!(" (a valid frame follows at offset {o}, so this is damage, not a cut file)")
+        }
+        None => String::new(),
+    }
+}
+
+impl CaptureErrorKind {
+    /// The byte offset of the problem (`None` when the file could not be read).
     pub fn offset(&self) -> Option<u64> {
         use CaptureErrorKind::*;
-        match self.kind {
-            Io { .. } => None,
-            NotACapture { offset }
+        match *self {
+            Io { .. } | NotARegularFile { .. } => None,
+            TooLarge { offset, .. }
+            | NotACapture { offset }
             | UnsupportedVersion { offset, .. }
             | EndsBeforeHeader { offset, .. }
             | FrameTooLong { offset, .. }
+            | FrameRunsPastEnd { offset, .. }
             | ChecksumMismatch { offset, .. }
             | MissingHeader { offset, .. }
             | DuplicateHeader { offset }
@@ -106,106 +193,98 @@ impl CaptureError {
             | TrailerMismatch { offset, .. } => Some(offset),
         }
     }
+}
+
+impl CaptureError {
+    /// The byte offset of the problem (`None` when the file could not be read).
+    pub fn offset(&self) -> Option<u64> {
+        self.kind.offset()
+    }
 
     fn at(kind: CaptureErrorKind) -> CaptureError {
         CaptureError { file: None, kind }
     }
 }
 
-impl fmt::Display for CaptureError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use CaptureErrorKind::*;
-        match &self.file {
-            Some(p) => write!(f, "file {}: ", p.display())?,
-            None => write!(f, "capture: ")?,
-        }
-        if let Some(o) = self.offset() {
-            write!(f, "offset {o}: ")?;
-        }
-        let kn = format::kind_name;
-        match &self.kind {
-            Io { message } => write!(f, "cannot read: {message}"),
-            NotACapture { .. } => write!(
-                f,
-                "not a SoftGPU capture (the file does not start with the capture magic)"
-            ),
-            UnsupportedVersion { major, minor, .. } => write!(
-                f,
-                "capture format version {major}.{minor} is not supported (this reader reads major version {})",
-                format::FORMAT_MAJOR
-            ),
-            EndsBeforeHeader { len, .. } => write!(
-                f,
-                "the file ends after {len} bytes, before the capture header is complete; no records to recover"
-            ),
-            FrameTooLong { kind, len, .. } => write!(
-                f,
-                "frame of kind {kind:#06x} ({}) claims {len} payload bytes, more than the limit of {}: corrupt",
-                kn(*kind),
-                format::MAX_FRAME_LEN
-            ),
-            ChecksumMismatch {
-                kind,
-                stored,
-                computed,
-                ..
-            } => write!(
-                f,
-                "checksum mismatch in a frame of kind {kind:#06x} ({}): stored {stored:#010x}, computed {computed:#010x}: corrupt",
-                kn(*kind)
-            ),
-            MissingHeader { kind, .. } => write!(
-                f,
-                "the first frame is of kind {kind:#06x} ({}), not a header",
-                kn(*kind)
-            ),
-            DuplicateHeader { .. } => write!(f, "a second header frame"),
-            UnknownCriticalFrame { kind, .. } => write!(
-                f,
-                "frame of kind {kind:#06x} must be understood but this reader does not know it (written by a newer SoftGPU?)"
-            ),
-            MalformedFrame { kind, problem, .. } => {
-                write!(f, "malformed {} frame: {problem}", kn(*kind))
-            }
-            InvalidValue { field, value, .. } => {
-                write!(f, "field {field} has invalid value {value}")
-            }
-            DuplicateQueue { queue_id, .. } => {
-                write!(f, "queue {queue_id} is registered twice")
-            }
-            UnknownQueue { queue_id, .. } => write!(
-                f,
-                "packet record for queue {queue_id}, which no earlier queue frame registered"
-            ),
-            DuplicateSeq { seq, .. } => write!(f, "two packet records have sequence number {seq}"),
-            DataAfterTrailer { .. } => write!(f, "data after the trailer frame"),
-            TrailerMismatch {
-                field,
-                trailer,
-                counted,
-                ..
-            } => write!(
-                f,
-                "trailer says {field} = {trailer} but the capture holds {counted}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CaptureError {}
-
-/// Reads a capture file. See [`read_bytes`].
+/// Reads a capture file: opened once, a regular file of at most
+/// [`format::MAX_FILE_LEN`] bytes (a FIFO, device or directory is refused
+/// without blocking; see [`crate::input`]). See [`read_bytes`].
 pub fn read_file(path: &Path) -> Result<Capture, CaptureError> {
-    let data = std::fs::read(path).map_err(|e| CaptureError {
+    let named = |kind| CaptureError {
         file: Some(path.to_path_buf()),
-        kind: CaptureErrorKind::Io {
-            message: e.to_string(),
-        },
+        kind,
+    };
+    let data = crate::input::read_regular_file(path, format::MAX_FILE_LEN).map_err(|e| {
+        named(match e {
+            crate::input::ReadError::Io(e) => CaptureErrorKind::Io {
+                message: e.to_string(),
+            },
+            crate::input::ReadError::NotRegular(file_type) => {
+                CaptureErrorKind::NotARegularFile { file_type }
+            }
+            crate::input::ReadError::TooLarge { size, limit } => CaptureErrorKind::TooLarge {
+                offset: limit,
+                size,
+                limit,
+            },
+        })
     })?;
     read_bytes(&data).map_err(|mut e| {
         e.file = Some(path.to_path_buf());
         e
     })
+}
+
+/// How much checksumming the search for a valid frame after damage may do
+/// (bytes). A real cut leaves at most one partial frame to search; only a
+/// crafted file can need more, and then the damage is reported as corruption.
+const RESYNC_BUDGET: u64 = 256 << 20;
+
+/// What follows a damaged frame.
+enum After {
+    /// A whole frame of a known kind with a valid checksum starts here.
+    ValidFrame(u64),
+    /// Nothing but noise up to the end of the file: the file was cut.
+    Nothing,
+    /// The search ran out of budget before the end of the file.
+    Unknown,
+}
+
+/// Searches `data` after byte `from` for the start of a whole frame of a
+/// known kind whose checksum holds.
+fn after_damage(data: &[u8], from: usize) -> After {
+    let mut budget = RESYNC_BUDGET;
+    let mut pos = from;
+    while pos + format::FRAME_HEAD_LEN + format::FRAME_CRC_LEN <= data.len() {
+        let k = u16::from_le_bytes([data[pos], data[pos + 1]]);
+        if format::KNOWN_KINDS.contains(&k) {
+            let len =
+                u32::from_le_bytes([data[pos + 2], data[pos + 3], data[pos + 4], data[pos + 5]]);
+            let body_end = pos
+                .checked_add(format::FRAME_HEAD_LEN)
+                .and_then(|p| p.checked_add(len as usize));
+            if let Some(body_end) = body_end.filter(|&e| {
+                len <= format::MAX_FRAME_LEN && e + format::FRAME_CRC_LEN <= data.len()
+            }) {
+                let cost = (body_end - pos) as u64;
+                if cost > budget {
+                    return After::Unknown;
+                }
+                budget -= cost;
+                let stored = u32::from_le_bytes([
+                    data[body_end],
+                    data[body_end + 1],
+                    data[body_end + 2],
+                    data[body_end + 3],
+                ]);
+                if format::crc32(&data[pos..body_end]) == stored {
+                    return After::ValidFrame(pos as u64);
+                }
+            }
+        }
+        pos += 1;
+    }
+    After::Nothing
 }
 
 /// Parses a capture from memory. A file cut at any byte after its Header frame
@@ -242,43 +321,74 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         }
         let fkind = u16::from_le_bytes([rest[0], rest[1]]);
         let flen = u32::from_le_bytes([rest[2], rest[3], rest[4], rest[5]]);
-        if flen > format::MAX_FRAME_LEN {
-            return Err(CaptureError::at(CaptureErrorKind::FrameTooLong {
+        // Where the frame's own bytes say it ends, if that is inside the file.
+        let total = (flen <= format::MAX_FRAME_LEN)
+            .then(|| format::FRAME_HEAD_LEN + flen as usize + format::FRAME_CRC_LEN);
+        let damage = match total {
+            None => Some(CaptureErrorKind::FrameTooLong {
                 offset: off,
                 kind: fkind,
                 len: flen,
-            }));
-        }
-        // flen <= 16 MiB, so this cannot overflow usize.
-        let total = format::FRAME_HEAD_LEN + flen as usize + format::FRAME_CRC_LEN;
-        if rest.len() < total {
-            truncated_at = Some(off);
-            break;
-        }
-        let body_end = format::FRAME_HEAD_LEN + flen as usize;
-        let stored = u32::from_le_bytes([
-            rest[body_end],
-            rest[body_end + 1],
-            rest[body_end + 2],
-            rest[body_end + 3],
-        ]);
-        let computed = format::crc32(&rest[..body_end]);
-        if stored != computed {
-            if rest.len() == total && r.header.is_some() {
-                // The last frame of the file is torn (a crash mid-write can leave
-                // the file longer than the bytes that reached it): treat it as
-                // the cut.
-                truncated_at = Some(off);
-                break;
-            }
-            return Err(CaptureError::at(CaptureErrorKind::ChecksumMismatch {
+                next_frame: None,
+            }),
+            Some(t) if rest.len() < t => Some(CaptureErrorKind::FrameRunsPastEnd {
                 offset: off,
                 kind: fkind,
-                stored,
-                computed,
-            }));
+                len: flen,
+                next_frame: None,
+            }),
+            Some(t) => {
+                let body_end = t - format::FRAME_CRC_LEN;
+                let stored = u32::from_le_bytes([
+                    rest[body_end],
+                    rest[body_end + 1],
+                    rest[body_end + 2],
+                    rest[body_end + 3],
+                ]);
+                let computed = format::crc32(&rest[..body_end]);
+                (stored != computed).then_some(CaptureErrorKind::ChecksumMismatch {
+                    offset: off,
+                    kind: fkind,
+                    stored,
+                    computed,
+                    next_frame: None,
+                })
+            }
+        };
+        if let Some(mut damage) = damage {
+            // The file is damaged here. It is a cut (a process that died
+            // mid-write, or a zero-filled tail after an OS crash) only if no
+            // valid frame follows; then everything before it is the capture.
+            let before_header = r.header.is_none();
+            match after_damage(data, pos + 1) {
+                After::Nothing if !before_header => {
+                    truncated_at = Some(off);
+                    break;
+                }
+                After::Nothing if matches!(damage, CaptureErrorKind::FrameRunsPastEnd { .. }) => {
+                    return Err(CaptureError::at(CaptureErrorKind::EndsBeforeHeader {
+                        offset: off,
+                        len: len as u64,
+                    }));
+                }
+                After::ValidFrame(next) => match &mut damage {
+                    CaptureErrorKind::FrameTooLong { next_frame, .. }
+                    | CaptureErrorKind::FrameRunsPastEnd { next_frame, .. }
+                    | CaptureErrorKind::ChecksumMismatch { next_frame, .. } => {
+                        *next_frame = Some(next)
+                    }
+                    _ => {}
+                },
+                After::Nothing | After::Unknown => {}
+            }
+            return Err(CaptureError::at(damage));
         }
-        r.frame(off, fkind, &rest[format::FRAME_HEAD_LEN..body_end])?;
+        let total = total.unwrap_or(0);
+        r.frame(
+            off,
+            fkind,
+            &rest[format::FRAME_HEAD_LEN..total - format::FRAME_CRC_LEN],
+        )?;
         pos += total;
     }
     let Some(header) = r.header else {
@@ -442,26 +552,26 @@ impl State {
         let count = c
             .u32()
             .ok_or_else(|| malformed(off, k, "payload shorter than 4 bytes"))?;
-        if (count as usize).checked_mul(format::KERNEL_INFO_ENTRY_LEN) != Some(c.remaining()) {
+        if count == 0 {
+            return Ok(());
+        }
+        // Every entry has the same length, at least this version's (a later
+        // minor version may lengthen them; the fields it adds are skipped).
+        let entries = c.remaining();
+        let entry_len = entries / count as usize;
+        if entry_len < format::KERNEL_INFO_ENTRY_LEN || entry_len * count as usize != entries {
             return Err(malformed(
                 off,
                 k,
-                "entry count does not match the payload length",
+                "entry count does not divide the payload into entries of at least 40 bytes",
             ));
         }
         for _ in 0..count {
-            let short = || malformed(off, k, "entry runs past the payload");
-            let m = KernelMeta {
-                kernel_object: c.u64().ok_or_else(short)?,
-                sgpr_count: c.u32().ok_or_else(short)?,
-                vgpr_count: c.u32().ok_or_else(short)?,
-                agpr_count: c.u32().ok_or_else(short)?,
-                group_segment_fixed_size: c.u32().ok_or_else(short)?,
-                private_segment_fixed_size: c.u32().ok_or_else(short)?,
-                kernarg_size: c.u32().ok_or_else(short)?,
-                wavefront_size: c.u32().ok_or_else(short)?,
-                max_flat_workgroup_size: c.u32().ok_or_else(short)?,
-            };
+            let entry = c
+                .bytes(entry_len)
+                .ok_or_else(|| malformed(off, k, "entry runs past the payload"))?;
+            let m = format::decode_kernel_info_entry(entry)
+                .ok_or_else(|| malformed(off, k, "entry shorter than 40 bytes"))?;
             self.kernels.insert(m.kernel_object, m);
         }
         Ok(())
@@ -564,38 +674,26 @@ fn header(off: u64, payload: &[u8]) -> Result<CaptureHeader, CaptureError> {
 }
 
 fn packet(off: u64, p: &[u8]) -> Result<CapturedRecord, CaptureError> {
-    if p.len() < format::PACKET_PAYLOAD_LEN {
-        return Err(malformed(
-            off,
-            kind::PACKET,
-            "payload shorter than 128 bytes",
-        ));
-    }
-    let u64_at = |i: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&p[i..i + 8]);
-        u64::from_le_bytes(b)
-    };
-    let mut raw = [0u8; 64];
-    raw.copy_from_slice(&p[24..88]);
-    let status = match p[88] {
+    let f = format::decode_packet(p)
+        .ok_or_else(|| malformed(off, kind::PACKET, "payload shorter than 128 bytes"))?;
+    let status = match f.status {
         0 => Status::Validated,
         1 => Status::Rejected,
         v => return Err(invalid(off, "packet.status", v as u64)),
     };
-    let kernarg_class = KernargClass::from_u8(p[89])
-        .ok_or_else(|| invalid(off, "packet.kernarg_class", p[89] as u64))?;
+    let kernarg_class = KernargClass::from_u8(f.kernarg_class)
+        .ok_or_else(|| invalid(off, "packet.kernarg_class", f.kernarg_class as u64))?;
     Ok(CapturedRecord {
-        seq: u64_at(0),
-        queue_id: u64_at(8),
-        packet_index: u64_at(16),
-        raw,
+        seq: f.seq,
+        queue_id: f.queue_id,
+        packet_index: f.packet_index,
+        raw: f.raw,
         status,
         kernarg_class,
-        thread: u32::from_le_bytes([p[92], p[93], p[94], p[95]]),
-        reasons: ReasonSet(u64_at(96)),
-        observed_ns: u64_at(104),
-        done_ns: u64_at(112),
+        thread: f.thread,
+        reasons: ReasonSet(f.reasons),
+        observed_ns: f.observed_ns,
+        done_ns: f.done_ns,
         offset: off,
     })
 }

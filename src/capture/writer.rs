@@ -282,9 +282,6 @@ impl CaptureWriter {
             drain_served: 0,
             flush_served: 0,
             queue_ids: HashSet::new(),
-            blit_kernels: HashSet::new(),
-            // In observe mode the real runtime ran every packet, blits included.
-            mark_blits: !header.is_observe(),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -505,11 +502,6 @@ struct WriterState {
     drain_served: u64,
     flush_served: u64,
     queue_ids: HashSet<u64>,
-    /// Kernel objects of the HIP runtime's own blit kernels (`__amd_rocclr_*`).
-    blit_kernels: HashSet<u64>,
-    /// Whether blit dispatches get `runtime_blit_kernel_not_executed` (not
-    /// in observe mode, where the real runtime executed them).
-    mark_blits: bool,
 }
 
 impl WriterState {
@@ -633,15 +625,7 @@ impl WriterState {
                         let mut p = PayloadBuf::default();
                         p.u32(chunk.len() as u32);
                         for k in chunk {
-                            p.u64(k.kernel_object)
-                                .u32(k.sgpr_count)
-                                .u32(k.vgpr_count)
-                                .u32(k.agpr_count)
-                                .u32(k.group_segment_fixed_size)
-                                .u32(k.private_segment_fixed_size)
-                                .u32(k.kernarg_size)
-                                .u32(k.wavefront_size)
-                                .u32(k.max_flat_workgroup_size);
+                            format::encode_kernel_info_entry(&mut p, k);
                         }
                         let mut f = Vec::with_capacity(p.0.len() + 16);
                         format::push_frame(&mut f, kind::KERNEL_INFO, &p.0);
@@ -650,11 +634,6 @@ impl WriterState {
                 }
                 Control::CodeObject(co) => {
                     self.code_objects = self.code_objects.saturating_add(1);
-                    for (addr, name) in &co.symbols {
-                        if is_runtime_blit_kernel(name) {
-                            self.blit_kernels.insert(*addr);
-                        }
-                    }
                     for payload in encode_code_object(&co) {
                         let mut f = Vec::with_capacity(payload.len() + 16);
                         format::push_frame(&mut f, kind::CODE_OBJECT, &payload);
@@ -696,11 +675,11 @@ impl WriterState {
     }
 
     fn encode_record(&mut self, slot: &Slot) {
+        use crate::abi::packet_offset as po;
         let rec = &slot.rec;
-        let ptype = PacketType(rec.raw[0]);
-        let class = if ptype == PacketType::KERNEL_DISPATCH {
+        let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
             let mut ka = [0u8; 8];
-            ka.copy_from_slice(&rec.raw[40..48]);
+            ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
             let kernarg = u64::from_le_bytes(ka);
             if kernarg == 0 {
                 KernargClass::Null
@@ -712,18 +691,7 @@ impl WriterState {
             KernargClass::Null
         };
         self.counts.add(rec.status, &rec.raw);
-        let mut rec_out = *rec;
-        if self.mark_blits && ptype == PacketType::KERNEL_DISPATCH && !self.blit_kernels.is_empty()
-        {
-            let mut ko = [0u8; 8];
-            ko.copy_from_slice(&rec.raw[32..40]);
-            if self.blit_kernels.contains(&u64::from_le_bytes(ko)) {
-                rec_out
-                    .reasons
-                    .insert(crate::aql::Reason::RuntimeBlitKernelNotExecuted);
-            }
-        }
-        let frame = encode_packet_frame(slot.seq, &rec_out, class);
+        let frame = format::encode_packet_frame(slot.seq, rec, class);
         self.write(&frame);
     }
 
@@ -801,39 +769,4 @@ fn encode_code_object(co: &CodeObject) -> Vec<Vec<u8>> {
         flush(&mut entries, &mut count, &mut parts);
     }
     parts
-}
-
-/// The Packet frame: see `docs/CAPTURE_FORMAT.md` for the payload offsets.
-fn encode_packet_frame(
-    seq: u64,
-    rec: &PacketRecord,
-    class: KernargClass,
-) -> [u8; format::PACKET_FRAME_LEN] {
-    let mut f = [0u8; format::PACKET_FRAME_LEN];
-    f[0..2].copy_from_slice(&kind::PACKET.to_le_bytes());
-    f[2..6].copy_from_slice(&(format::PACKET_PAYLOAD_LEN as u32).to_le_bytes());
-    let p = &mut f[6..6 + format::PACKET_PAYLOAD_LEN];
-    p[0..8].copy_from_slice(&seq.to_le_bytes());
-    p[8..16].copy_from_slice(&rec.queue_id.to_le_bytes());
-    p[16..24].copy_from_slice(&rec.packet_index.to_le_bytes());
-    p[24..88].copy_from_slice(&rec.raw);
-    p[88] = rec.status as u8;
-    p[89] = class as u8;
-    // 90..92 reserved (0)
-    p[92..96].copy_from_slice(&rec.thread.to_le_bytes());
-    p[96..104].copy_from_slice(&rec.reasons.0.to_le_bytes());
-    p[104..112].copy_from_slice(&rec.observed_ns.to_le_bytes());
-    p[112..120].copy_from_slice(&rec.done_ns.to_le_bytes());
-    // 120..128 reserved (0)
-    let crc_at = 6 + format::PACKET_PAYLOAD_LEN;
-    let crc = format::crc32(&f[..crc_at]);
-    f[crc_at..].copy_from_slice(&crc.to_le_bytes());
-    f
-}
-
-/// The HIP runtime's own blit kernels (memset, device-to-device copies, stream
-/// write/wait value) are named `__amd_rocclr_*`. Under SoftGPU they never run,
-/// so the data they would have produced is not produced.
-pub fn is_runtime_blit_kernel(symbol: &str) -> bool {
-    symbol.starts_with("__amd_rocclr_")
 }

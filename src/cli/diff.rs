@@ -1,42 +1,56 @@
 //! `softgpu diff A B`: compares two dispatch streams (captures, rocprofv3 CSV or
 //! JSON, rocprof v1 CSV). The comparison itself is in [`crate::diff`].
 
-use std::io::{self, BufWriter, Read, Write};
-use std::path::Path;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use super::{DiffFormat, EXIT_ERROR, finish_output, incomplete_warning};
-use crate::capture;
-use crate::diff::{self, Dispatch, Level, MAX_INPUT, Outcome, Trace};
+use crate::capture::{self, CaptureError};
+use crate::diff::{self, Dispatch, InputError, Level, MAX_INPUT, Outcome, Trace};
+use crate::input::{ReadError, read_regular_file, show_path};
 
-const CAPTURE_MAGIC: &[u8] = b"SGCAP\0\r\n";
+/// Why an input of `softgpu diff` could not be used.
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    /// Not a regular file, too large, or unreadable.
+    #[error("file {}: {source}", show_path(.path))]
+    Read { path: PathBuf, source: ReadError },
+    /// A capture that does not read.
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// Text that is not a trace this reader knows, or a malformed one.
+    #[error("file {}: {source}", show_path(.path))]
+    Trace { path: PathBuf, source: InputError },
+}
 
-/// Reads `path` and normalises it, detecting the kind from its content.
-fn load(path: &Path) -> Result<Trace, String> {
-    let named = |offset: u64, msg: &str| format!("file {}: offset {offset}: {msg}", path.display());
-    let file = std::fs::File::open(path).map_err(|e| format!("file {}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("file {}: {e}", path.display()))?;
-    if bytes.len() as u64 > MAX_INPUT {
-        return Err(named(MAX_INPUT, "file larger than 1 GiB"));
-    }
-    if bytes.starts_with(CAPTURE_MAGIC) {
-        let cap = capture::read_file(path).map_err(|e| e.to_string())?;
+/// Reads `path` once and normalises it, detecting the kind from its content.
+fn load(path: &Path) -> Result<Trace, LoadError> {
+    let bytes = read_regular_file(path, MAX_INPUT).map_err(|source| LoadError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let trace_error = |source| LoadError::Trace {
+        path: path.to_path_buf(),
+        source,
+    };
+    if bytes.starts_with(&capture::format::MAGIC) {
+        let cap = capture::read_bytes(&bytes).map_err(|mut e| {
+            e.file = Some(path.to_path_buf());
+            e
+        })?;
         if !cap.complete {
             eprintln!("{}", incomplete_warning(path, &cap));
         }
         return Ok(diff::from_capture(&cap));
     }
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(named(
-                e.valid_up_to() as u64,
-                "not a SoftGPU capture and not UTF-8 text (expected a capture, rocprofv3 CSV or JSON, or rocprof v1 CSV)",
-            ));
-        }
-    };
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        trace_error(InputError {
+            offset: e.valid_up_to() as u64,
+            line: None,
+            field: None,
+            message: "not a SoftGPU capture and not UTF-8 text (expected a capture, rocprofv3 CSV or JSON, or rocprof v1 CSV)".to_string(),
+        })
+    })?;
     let trimmed = text.trim_start_matches('\u{feff}');
     let skipped = (text.len() - trimmed.len()) as u64;
     let result = if trimmed.trim_start().starts_with('{') {
@@ -44,7 +58,10 @@ fn load(path: &Path) -> Result<Trace, String> {
     } else {
         diff::from_csv(trimmed)
     };
-    result.map_err(|e| named(e.offset + skipped, &e.message))
+    result.map_err(|mut e| {
+        e.offset += skipped;
+        trace_error(e)
+    })
 }
 
 pub(super) fn diff(a: &Path, b: &Path, level: Level, ignore: &[String], format: DiffFormat) -> i32 {
@@ -92,8 +109,8 @@ fn write_json(
 ) -> io::Result<()> {
     let v = serde_json::json!({
         "verdict": o.verdict(),
-        "a": { "path": a.display().to_string(), "kind": traces[0].kind, "lds": traces[0].lds },
-        "b": { "path": b.display().to_string(), "kind": traces[1].kind, "lds": traces[1].lds },
+        "a": { "path": show_path(a), "kind": traces[0].kind, "lds": traces[0].lds },
+        "b": { "path": show_path(b), "kind": traces[1].kind, "lds": traces[1].lds },
         "result": o,
     });
     writeln!(
@@ -126,7 +143,7 @@ fn write_table(
     writeln!(
         out,
         "A: {} ({}, {} dispatches in {} queue(s))",
-        a.display(),
+        show_path(a),
         traces[0].kind,
         o.dispatches_a,
         o.queues_a
@@ -134,7 +151,7 @@ fn write_table(
     writeln!(
         out,
         "B: {} ({}, {} dispatches in {} queue(s))",
-        b.display(),
+        show_path(b),
         traces[1].kind,
         o.dispatches_b,
         o.queues_b

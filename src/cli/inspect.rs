@@ -3,10 +3,10 @@
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use super::report::{self, Context};
 use super::{EXIT_ERROR, InspectFormat, finish_output, incomplete_warning};
 use crate::abi::PacketType;
 use crate::capture::{self, Capture};
+use crate::report::{self, Context};
 
 pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
     let cap = match capture::read_file(path) {
@@ -39,10 +39,13 @@ fn write_report(
             }
         }
         InspectFormat::Csv => {
-            writeln!(out, "{}", report::CSV_COLUMNS.join(","))?;
+            let mut w = report::csv_writer(&mut *out);
+            w.write_record(report::CSV_COLUMNS).map_err(csv_io)?;
             for r in &cap.records {
-                writeln!(out, "{}", report::csv_row(&ctx.view(r)))?;
+                w.write_record(report::csv_row(&ctx.view(r)))
+                    .map_err(csv_io)?;
             }
+            w.flush()?;
         }
         InspectFormat::Chrome => {
             let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
@@ -93,7 +96,7 @@ fn write_report(
             writeln!(
                 out,
                 "capture {}: format {}.{}, pid {}, mode {}, agents [{}], {} queue(s), {} code object(s)",
-                path.display(),
+                crate::input::show_path(path),
                 cap.version.0,
                 cap.version.1,
                 cap.header.pid,
@@ -124,4 +127,13 @@ fn write_report(
         }
     }
     Ok(())
+}
+
+/// The I/O error inside a `csv` write error, kept as it is (a closed pipe must
+/// stay `BrokenPipe`, which is not an error for a report).
+fn csv_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
 }

@@ -10,7 +10,6 @@ mod diff;
 mod inspect;
 mod objects;
 mod replay;
-pub mod report;
 mod run;
 mod targets;
 
@@ -58,6 +57,10 @@ enum Command {
 /// short (the program died before the capture was finished) is still listed: every
 /// complete record is shown, and a warning on stderr says where the file ends.
 ///
+/// A frame damaged in the middle of the file (a bad checksum or length with valid frames
+/// after it) is corruption, not a cut. Only a regular file of at most 1 GiB is read; a
+/// FIFO, device or directory is refused at once.
+///
 /// Exit status: 0 when the file was read (complete or cut), 2 when it cannot be read
 /// or is corrupt (the message names the file and the byte offset).
 #[derive(Args, Debug)]
@@ -94,8 +97,11 @@ enum InspectFormat {
 /// from the comparison; a packet rejected only for such reasons matches when the
 /// bytes parse as valid.
 ///
+/// The table shows the offline kernarg class of each dispatch in its KERNARG column.
+///
 /// Exit status: 0 when every record re-parses to its captured classification, 1 when
-/// at least one differs, 2 when the file cannot be read.
+/// at least one differs, 2 when the file cannot be read (not a regular file of at most
+/// 1 GiB, or corrupt: the message names the file and the byte offset).
 #[derive(Args, Debug)]
 struct ReplayArgs {
     /// The capture file (`.sgcap`).
@@ -139,10 +145,10 @@ enum ReplayFormat {
 struct RunArgs {
     /// Capture file path (%p expands to the process id), or `off`. Relative paths are
     /// made absolute against the current directory. [default: softgpu-%p.sgcap]
-    #[arg(long)]
+    #[arg(long, value_parser = Utf8::any())]
     capture: Option<String>,
     /// Virtual GPU agents by target id or alias, comma separated (sets SOFTGPU_TARGET).
-    #[arg(long)]
+    #[arg(long, value_parser = Utf8::any())]
     target: Option<String>,
     /// Runtime mode (sets SOFTGPU_MODE): `virtual`, the shim is the HSA runtime;
     /// `intercept`, a real ROCr below runs everything but the queues, which the
@@ -150,7 +156,7 @@ struct RunArgs {
     /// and runs the kernels, and each packet is captured before its doorbell is
     /// forwarded; `auto` (the shim's default), intercept when the real ROCr
     /// initialises with a GPU agent, else virtual.
-    #[arg(long, value_parser = ["auto", "virtual", "intercept", "observe"])]
+    #[arg(long, value_parser = Utf8::one_of(&["auto", "virtual", "intercept", "observe"]))]
     mode: Option<String>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
@@ -194,8 +200,14 @@ struct ObjectsArgs {
 /// kernel-name order per queue, queues matched by first appearance), events (same set
 /// of kernel names).
 ///
+/// Inputs are read strictly: a CSV row with more or fewer fields than its header, a
+/// stray quote, a header naming a column twice, a number that is not one, or a JSON size
+/// that is missing, a string or negative is an error, never a guess. Each input is read
+/// once, and must be a regular file of at most 1 GiB.
+///
 /// Exit status: 0 same, 1 different, 2 when an input cannot be read or parsed (the
-/// message names the file and the byte offset).
+/// message names the file and the byte offset, and for CSV and JSON the line and the
+/// column or JSON path).
 #[derive(Args, Debug)]
 struct DiffArgs {
     /// The first input.
@@ -205,7 +217,7 @@ struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffLevel::Count)]
     level: DiffLevel,
     /// Drop kernels whose normalised name matches REGEX (repeatable), e.g. `__amd_rocclr_.*`.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", value_parser = Utf8::any())]
     ignore: Vec<String>,
     /// table: the first divergence in context, per-kernel count differences, a verdict
     /// line. json: the same as one JSON object.
@@ -236,6 +248,62 @@ impl From<DiffLevel> for crate::diff::Level {
 enum DiffFormat {
     Table,
     Json,
+}
+
+/// The value parser of every text option: like clap's own, except that a value
+/// that is not UTF-8 is refused with a message naming the option and showing
+/// the value with its bytes escaped (clap's says only "invalid UTF-8 was
+/// detected in one or more arguments"). File names are paths, never text, so
+/// they may be anything.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Utf8 {
+    choices: Option<&'static [&'static str]>,
+}
+
+impl Utf8 {
+    /// Any UTF-8 text.
+    pub(crate) const fn any() -> Utf8 {
+        Utf8 { choices: None }
+    }
+    /// One of `choices` (shown by `--help` as the possible values).
+    pub(crate) const fn one_of(choices: &'static [&'static str]) -> Utf8 {
+        Utf8 {
+            choices: Some(choices),
+        }
+    }
+}
+
+impl clap::builder::TypedValueParser for Utf8 {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let name = arg.map_or_else(|| "a value".to_string(), |a| a.to_string());
+        let Some(text) = value.to_str() else {
+            let mut e = clap::Error::raw(
+                clap::error::ErrorKind::InvalidUtf8,
+                format!("{name}: the value {value:?} is not valid UTF-8\n"),
+            );
+            e = e.with_cmd(cmd);
+            return Err(e);
+        };
+        if let Some(choices) = self.choices {
+            // clap's own check and message for a value that is not a choice.
+            return clap::builder::PossibleValuesParser::new(choices).parse_ref(cmd, arg, value);
+        }
+        Ok(text.to_string())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        self.choices
+            .map(|c| Box::new(c.iter().map(clap::builder::PossibleValue::new)) as Box<_>)
+    }
 }
 
 /// `softgpu` with the process's own arguments.
@@ -288,7 +356,7 @@ fn incomplete_warning(path: &std::path::Path, cap: &crate::capture::Capture) -> 
     };
     format!(
         "softgpu: warning: file {}: capture is incomplete (no trailer: the process did not finish it; {where_}); showing the {} complete records",
-        path.display(),
+        crate::input::show_path(path),
         cap.records.len()
     )
 }

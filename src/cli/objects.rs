@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{EXIT_ERROR, finish_output};
-use crate::code_object::bundle::{self, Bundle, Container, Contents};
+use crate::code_object::bundle::{self, Bundle, Container, Source};
 use crate::code_object::{self, CodeObject, KernelMetadata, kernel_name};
 
 /// The fidelity label of every `objects` report.
@@ -88,8 +88,13 @@ struct CodeObjectOut {
     elf_target: Option<String>,
     /// `amdhsa.target` of the metadata note.
     metadata_target: Option<String>,
-    /// Why the metadata note could not be used (null when it was).
+    /// NT_AMDGPU_METADATA notes in the code object (every one is read).
+    metadata_notes: u64,
+    /// The first of `metadata_errors` (null when every note was used).
     metadata_error: Option<String>,
+    /// Every note that could not be used and every disagreement between
+    /// notes, each as `note at offset N: ...` (offsets in the code object).
+    metadata_errors: Vec<String>,
     kernels: Vec<KernelOut>,
 }
 
@@ -133,86 +138,156 @@ pub(super) fn objects(path: &Path, json: bool) -> i32 {
 }
 
 /// Reads the file and builds the report, or says what is wrong (`offset N: ...`).
+///
+/// The file is read with positioned reads, one bundle at a time
+/// ([`bundle::scan`]): a bundle is read, its code objects are parsed and
+/// summarised, and it is dropped before the next is read, so memory holds one
+/// bundle whatever the file's size. A bare code object is read whole (it is at
+/// most [`code_object::MAX_FILE_SIZE`]).
 fn build(path: &Path) -> Result<Report, String> {
-    let bytes = read_bounded(path)?;
-    let contents = bundle::read(&bytes).map_err(|e| format!("offset {}: {e}", e.offset))?;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if meta.is_dir() {
+        return Err("cannot read: is a directory".to_string());
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let src = bundle::FileSource::new(&file).map_err(|e| format!("cannot read: {e}"))?;
+    let mut progress = Progress::new(src.size());
     let mut report = Report {
         label: LABEL,
         file: path.display().to_string(),
-        container: match contents.container {
-            Container::CodeObject => "code_object",
-            Container::Bundle => "offload_bundle",
-            Container::CompressedBundle => "compressed_offload_bundle",
-            Container::HostElf { .. } => "host_elf",
-        },
+        container: "",
         host_machine: None,
         fatbin_sections: Vec::new(),
-        bundles: contents.bundles.iter().map(bundle_out).collect(),
+        bundles: Vec::new(),
         code_objects: Vec::new(),
     };
-    if let Container::HostElf { machine, sections } = &contents.container {
+    let scanned = bundle::scan(&src, &bundle::Limits::DEFAULT, |b| {
+        let index = report.bundles.len();
+        report.bundles.push(bundle_out(&b));
+        code_objects_of_bundle(index, &b, &mut report.code_objects)?;
+        progress.tick(b.offset.saturating_add(b.size), index + 1);
+        Ok(())
+    });
+    progress.done();
+    let container = match scanned {
+        Ok(c) => c,
+        Err(bundle::ScanError::Bundle(e)) => return Err(format!("offset {}: {e}", e.offset)),
+        Err(bundle::ScanError::Visit(msg)) => return Err(msg),
+    };
+    report.container = match container {
+        Container::CodeObject => "code_object",
+        Container::Bundle => "offload_bundle",
+        Container::CompressedBundle => "compressed_offload_bundle",
+        Container::HostElf { .. } => "host_elf",
+    };
+    if let Container::HostElf { machine, sections } = &container {
         report.host_machine = Some(*machine);
         report.fatbin_sections = sections
             .iter()
             .map(|&(offset, size)| Span { offset, size })
             .collect();
     }
-    if contents.container == Container::CodeObject {
+    if container == Container::CodeObject {
+        let bytes = read_code_object(&file, src.size())?;
         let co = code_object::parse(&bytes)
             .map_err(|e| format!("offset {}: code object: {e}", e.file_offset().unwrap_or(0)))?;
         report
             .code_objects
             .push(code_object_out(&co, None, Some(0), bytes.len() as u64));
     }
-    code_objects_of_bundles(&contents, &mut report.code_objects)?;
     Ok(report)
 }
 
-fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err("cannot read: is a directory".to_string());
-    }
-    if meta.len() > code_object::MAX_FILE_SIZE {
+fn read_code_object(file: &std::fs::File, len: u64) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::FileExt;
+    if len > code_object::MAX_FILE_SIZE {
         return Err(format!(
-            "offset 0: file of {} bytes exceeds the {}-byte limit",
-            meta.len(),
+            "offset 0: code object of {len} bytes exceeds the {}-byte limit",
             code_object::MAX_FILE_SIZE
         ));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read: {e}"))
+    let mut bytes = vec![0u8; len as usize];
+    file.read_exact_at(&mut bytes, 0)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    Ok(bytes)
 }
 
-fn code_objects_of_bundles(
-    contents: &Contents<'_>,
+/// Progress on stderr while a large file is read, when stderr is a terminal:
+/// at most one line a second, and only after the first second.
+struct Progress {
+    total: u64,
+    start: std::time::Instant,
+    last: Option<std::time::Instant>,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        use std::io::IsTerminal;
+        Progress {
+            total,
+            start: std::time::Instant::now(),
+            last: None,
+            on: io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&mut self, at: u64, bundles: usize) {
+        if !self.on {
+            return;
+        }
+        let now = std::time::Instant::now();
+        let due = match self.last {
+            None => now.duration_since(self.start).as_secs() >= 1,
+            Some(t) => now.duration_since(t).as_secs() >= 1,
+        };
+        if due {
+            self.last = Some(now);
+            eprint!(
+                "\rsoftgpu: objects: {} of {} MiB, {bundles} bundle(s) read",
+                at >> 20,
+                self.total >> 20
+            );
+        }
+    }
+
+    fn done(&self) {
+        if self.last.is_some() {
+            eprintln!();
+        }
+    }
+}
+
+/// Parses and summarises the device code objects of bundle `bi`.
+fn code_objects_of_bundle(
+    bi: usize,
+    b: &Bundle<'_>,
     out: &mut Vec<CodeObjectOut>,
 ) -> Result<(), String> {
-    for (bi, b) in contents.bundles.iter().enumerate() {
-        for e in b.entries.iter().filter(|e| e.is_device_code()) {
-            let bytes = b.entry_bytes(e);
-            let file_offset = b.entry_file_offset(e);
-            let co = code_object::parse(bytes).map_err(|err| {
-                let inner = err.file_offset().unwrap_or(0);
-                match file_offset {
-                    Some(at) => format!(
-                        "offset {}: code object of bundle entry {} (starting at offset {at}): {err}",
-                        at.saturating_add(inner),
-                        e.id
-                    ),
-                    None => format!(
-                        "offset {}: compressed bundle, code object of bundle entry {} (at offset \
-                         {} of the decompressed bundle; offsets below count from it): {err}",
-                        b.offset, e.id, e.offset
-                    ),
-                }
-            })?;
-            let mut c = code_object_out(&co, Some(e.id.clone()), file_offset, e.size);
-            c.bundle = Some(bi);
-            if let Some(t) = e.parsed_id().target_id {
-                c.target = t.to_string();
+    for e in b.entries.iter().filter(|e| e.is_device_code()) {
+        let bytes = b.entry_bytes(e);
+        let file_offset = b.entry_file_offset(e);
+        let co = code_object::parse(bytes).map_err(|err| {
+            let inner = err.file_offset().unwrap_or(0);
+            match file_offset {
+                Some(at) => format!(
+                    "offset {}: code object of bundle entry {} (starting at offset {at}): {err}",
+                    at.saturating_add(inner),
+                    e.id
+                ),
+                None => format!(
+                    "offset {}: compressed bundle, code object of bundle entry {} (at offset \
+                     {} of the decompressed bundle; offsets below count from it): {err}",
+                    b.offset, e.id, e.offset
+                ),
             }
-            out.push(c);
+        })?;
+        let mut c = code_object_out(&co, Some(e.id.clone()), file_offset, e.size);
+        c.bundle = Some(bi);
+        if let Some(t) = e.parsed_id().target_id {
+            c.target = t.to_string();
         }
+        out.push(c);
     }
     Ok(())
 }
@@ -298,7 +373,13 @@ fn code_object_out(
         code_object_version: co.code_object_version(),
         elf_target,
         metadata_target,
+        metadata_notes: co.metadata_note_count(),
         metadata_error: co.metadata_error().map(|e| e.to_string()),
+        metadata_errors: co
+            .metadata_problems()
+            .iter()
+            .map(|p| format!("note at offset {}: {}", p.note_offset, p.error))
+            .collect(),
         kernels,
     }
 }
@@ -387,12 +468,31 @@ fn write_table(out: &mut impl Write, r: &Report) -> io::Result<()> {
             c.code_object_version,
             c.kernels.len()
         )?;
-        if let Some(e) = &c.metadata_error {
+        let from_kd = c
+            .kernels
+            .iter()
+            .filter(|k| k.source == "kernel_descriptor")
+            .count();
+        if c.metadata_notes != 1 || !c.metadata_errors.is_empty() {
             writeln!(
                 out,
-                "  metadata note unusable: {e}; kernels listed from kernel descriptors"
+                "  {} metadata note(s), {} unusable or in conflict; {} of {} kernel(s) from \
+                 metadata",
+                c.metadata_notes,
+                c.metadata_errors.len(),
+                c.kernels.len() - from_kd,
+                c.kernels.len()
             )?;
-        } else if c.kernels.iter().any(|k| k.source == "kernel_descriptor") {
+        }
+        for e in &c.metadata_errors {
+            writeln!(out, "  metadata note unusable or in conflict: {e}")?;
+        }
+        if !c.metadata_errors.is_empty() && from_kd > 0 {
+            writeln!(
+                out,
+                "  kernels without usable metadata are listed from their kernel descriptors"
+            )?;
+        } else if from_kd > 0 {
             writeln!(
                 out,
                 "  no metadata for some kernels (no note, or not listed in it): those are listed \

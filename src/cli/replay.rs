@@ -11,20 +11,16 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::report::{hex, reason_codes};
 use super::{EXIT_ERROR, ReplayFormat, finish_output, incomplete_warning};
 use crate::abi::PacketType;
-use crate::aql::{DecodedPacket, Reason, ReasonSet, Status, parse_supported_packet};
+use crate::aql::{DecodedPacket, ReasonSet, Status, parse_supported_packet};
 use crate::capture::{self, CapturedRecord};
+use crate::report::{hex, reason_codes};
 
 /// The reasons the parser alone can produce: every known reason that does not
-/// depend on runtime state.
+/// depend on runtime state ([`ReasonSet::BYTES`], from the one reason list).
 pub fn parser_level_mask() -> ReasonSet {
-    let mut m = ReasonSet::default();
-    for r in Reason::ALL.iter().filter(|r| !r.is_runtime()) {
-        m.insert(*r);
-    }
-    m
+    ReasonSet::BYTES
 }
 
 /// The outcome of replaying one record.
@@ -83,6 +79,11 @@ struct JsonReplay {
     matches: bool,
 }
 
+/// The table's header line. KERNARG is the kernarg class offline: `null`, or
+/// `foreign_opaque` for any other address (never dereferenced), `-` for
+/// packets other than kernel dispatches.
+pub const TABLE_HEADER: &str = "      SEQ   QUEUE    INDEX  TYPE             CAPTURED   REPLAYED   KERNARG         RESULT  DETAIL";
+
 /// Offline, every non-null kernarg is opaque: nothing is dereferenced.
 fn offline_kernarg_class(dec: &DecodedPacket) -> Option<&'static str> {
     let class = match dec.kernarg_address {
@@ -109,10 +110,7 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
     let mut differ = 0u64;
     let mut result = Ok(());
     if format == ReplayFormat::Table {
-        result = writeln!(
-            out,
-            "      SEQ   QUEUE    INDEX  TYPE             CAPTURED   REPLAYED   RESULT  DETAIL"
-        );
+        result = writeln!(out, "{TABLE_HEADER}");
     }
     for rec in &cap.records {
         let o = replay_record(rec);
@@ -161,13 +159,14 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
                     ));
                 }
                 let line = format!(
-                    "{:>9} {:>7} {:>8}  {:<16} {:<10} {:<10} {:<6}  {}",
+                    "{:>9} {:>7} {:>8}  {:<16} {:<10} {:<10} {:<14}  {:<6}  {}",
                     rec.seq,
                     rec.queue_id,
                     rec.packet_index,
                     dec.type_name,
                     rec.status.as_str(),
                     o.replayed_status.as_str(),
+                    offline_kernarg_class(&dec).unwrap_or("-"),
                     if o.matches { "match" } else { "DIFFER" },
                     detail.join("; ")
                 );
@@ -199,6 +198,8 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::aql::Reason;
 
     #[test]
     fn every_known_reason_is_either_parser_level_or_runtime_level() {

@@ -68,10 +68,22 @@ pub(super) fn run(args: RunArgs) -> i32 {
     let template = if capture_off || Path::new(&template).is_absolute() {
         template
     } else {
-        match std::env::current_dir() {
-            Ok(d) => d.join(&template).to_string_lossy().into_owned(),
+        let absolute = match std::env::current_dir() {
+            Ok(d) => d.join(&template),
             Err(e) => {
                 eprintln!("softgpu run: cannot resolve the capture path {template}: {e}");
+                return EXIT_ERROR;
+            }
+        };
+        // The shim reads SOFTGPU_CAPTURE as UTF-8 text: a lossy conversion
+        // would send the capture to another path than the one summarised.
+        match absolute.to_str() {
+            Some(s) => s.to_string(),
+            None => {
+                eprintln!(
+                    "softgpu run: the capture path {} is not UTF-8 (the current directory is not), and SOFTGPU_CAPTURE must be: pass --capture with an absolute UTF-8 path",
+                    crate::input::show_path(&absolute)
+                );
                 return EXIT_ERROR;
             }
         }
@@ -108,7 +120,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
             };
             eprintln!(
                 "softgpu run: cannot run {}: {e}",
-                Path::new(program).display()
+                crate::input::show_path(Path::new(program))
             );
             return code;
         }
@@ -119,7 +131,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Err(e) => {
             eprintln!(
                 "softgpu run: cannot wait for {}: {e}",
-                Path::new(program).display()
+                crate::input::show_path(Path::new(program))
             );
             return EXIT_ERROR;
         }
@@ -132,7 +144,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
     if let Some(sig) = status.signal() {
         eprintln!(
             "softgpu run: {} was killed by signal {sig}",
-            Path::new(program).display()
+            crate::input::show_path(Path::new(program))
         );
     }
     if capture_off {
@@ -174,7 +186,7 @@ fn summarise(path: &Path, stale: bool, per_pid: bool) {
             };
             eprintln!(
                 "softgpu run: {}; capture: {} ({state})",
-                super::report::counts_summary(&cap),
+                crate::report::counts_summary(&cap),
                 path.display()
             );
         }

@@ -39,7 +39,7 @@ use crate::isa::{self, HIP_ACCEPTANCE_PROVENANCE, Registry, TargetDescriptor};
 #[derive(Args, Debug)]
 pub struct TargetsArgs {
     /// Show only these targets (id, alias, GPU target or ISA name), in the order given.
-    #[arg(value_name = "TARGET")]
+    #[arg(value_name = "TARGET", value_parser = super::Utf8::any())]
     names: Vec<String>,
     /// Print JSON instead of a table.
     #[arg(long)]

@@ -40,11 +40,11 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 
+use super::MAX_SECTIONS;
 use super::elf::{
     EHDR_SIZE, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, FileHeader, SHDR_SIZE, SHN_XINDEX,
     SectionHeader, slice,
 };
-use super::{MAX_FILE_SIZE, MAX_SECTIONS};
 
 /// Magic of a plain clang offload bundle.
 pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
@@ -69,8 +69,13 @@ pub struct Limits {
     pub max_id_len: u64,
     /// Most bundles in one file (one per translation unit).
     pub max_bundles: usize,
-    /// Most decompressed bytes, per compressed bundle and over the whole file.
+    /// Most bytes of one bundle in the file (a plain bundle, or a compressed
+    /// bundle's payload): what is read into memory at once.
+    pub max_bundle_size: u64,
+    /// Most decompressed bytes of one compressed bundle.
     pub max_decompressed: u64,
+    /// Most decompressed bytes over the whole file.
+    pub max_decompressed_total: u64,
 }
 
 impl Limits {
@@ -79,7 +84,9 @@ impl Limits {
         max_entries: 4096,
         max_id_len: 4096,
         max_bundles: 65536,
+        max_bundle_size: 1 << 30,
         max_decompressed: 1 << 30,
+        max_decompressed_total: 16 << 30,
     };
 }
 
@@ -261,8 +268,13 @@ pub struct BundleError {
 /// Every way a bundle or its carrier can be wrong, one variant each.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BundleErrorKind {
-    /// The file is larger than [`MAX_FILE_SIZE`](super::MAX_FILE_SIZE).
-    TooLarge { size: u64, limit: u64 },
+    /// A bundle (or a compressed bundle's payload) larger than
+    /// [`Limits::max_bundle_size`].
+    BundleTooLarge { size: u64, limit: u64 },
+    /// A host ELF's section name table larger than [`MAX_SECTION_NAME_BYTES`].
+    SectionNamesTooLarge { size: u64, limit: u64 },
+    /// Reading the file failed.
+    Io { message: String },
     /// Neither an ELF file nor a (compressed) offload bundle.
     UnknownFormat,
     /// A structure runs past the end of the bytes that hold it.
@@ -304,7 +316,8 @@ pub enum BundleErrorKind {
     UnknownCompressionMethod { method: CompressionMethod },
     /// A declared total size smaller than the header or larger than the bytes there.
     BadCompressedSize { declared: u64, available: u64 },
-    /// A declared uncompressed size over the limit (or the file's remaining budget).
+    /// A declared uncompressed size over the limit (per bundle, or the file's
+    /// remaining budget).
     DecompressedTooLarge { size: u64, limit: u64 },
     /// The decoder refused the payload.
     Decompression {
@@ -323,9 +336,14 @@ impl fmt::Display for BundleErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use BundleErrorKind::*;
         match self {
-            TooLarge { size, limit } => {
-                write!(f, "file of {size} bytes exceeds the {limit}-byte limit")
+            BundleTooLarge { size, limit } => {
+                write!(f, "bundle of {size} bytes exceeds the {limit}-byte limit")
             }
+            SectionNamesTooLarge { size, limit } => write!(
+                f,
+                "section name table of {size} bytes exceeds the {limit}-byte limit"
+            ),
+            Io { message } => write!(f, "cannot read: {message}"),
             UnknownFormat => write!(
                 f,
                 "not an ELF file, a clang offload bundle (__CLANG_OFFLOAD_BUNDLE__) or a compressed \
@@ -465,63 +483,181 @@ fn err(offset: u64, kind: BundleErrorKind) -> BundleError {
     }
 }
 
+/// Where a reader gets its bytes: a slice in memory, or a file read with
+/// positioned reads (`pread`), so that only what is needed is read.
+pub trait Source<'a> {
+    /// Total length in bytes.
+    fn size(&self) -> u64;
+    /// Exactly `len` bytes at `offset` (the caller has checked the range
+    /// against [`size`](Self::size)): borrowed from memory, or read.
+    fn bytes(&self, offset: u64, len: u64) -> std::io::Result<Cow<'a, [u8]>>;
+}
+
+impl<'a> Source<'a> for &'a [u8] {
+    fn size(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn bytes(&self, offset: u64, len: u64) -> std::io::Result<Cow<'a, [u8]>> {
+        slice(self, offset, len)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))
+    }
+}
+
+/// A file as a [`Source`]: every read is one `read_exact_at` of the bytes
+/// asked for; nothing else of the file is read or mapped.
+#[derive(Debug)]
+pub struct FileSource<'f> {
+    file: &'f std::fs::File,
+    len: u64,
+    read: std::cell::Cell<u64>,
+}
+
+impl<'f> FileSource<'f> {
+    /// `file`, whose length is taken now.
+    pub fn new(file: &'f std::fs::File) -> std::io::Result<Self> {
+        Ok(FileSource {
+            file,
+            len: file.metadata()?.len(),
+            read: std::cell::Cell::new(0),
+        })
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.get()
+    }
+}
+
+impl Source<'static> for FileSource<'_> {
+    fn size(&self) -> u64 {
+        self.len
+    }
+
+    fn bytes(&self, offset: u64, len: u64) -> std::io::Result<Cow<'static, [u8]>> {
+        use std::os::unix::fs::FileExt;
+        let n = usize::try_from(len)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(n)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        buf.resize(n, 0);
+        self.file.read_exact_at(&mut buf, offset)?;
+        self.read.set(self.read.get().saturating_add(len));
+        Ok(Cow::Owned(buf))
+    }
+}
+
 /// Reads a file's bundles with [`Limits::DEFAULT`].
 pub fn read(bytes: &[u8]) -> Result<Contents<'_>, BundleError> {
     read_with_limits(bytes, &Limits::DEFAULT)
 }
 
 /// Reads a file's bundles: a host ELF's `.hip_fatbin` sections, a plain or
-/// compressed bundle file, or recognises a bare AMDGPU code object.
+/// compressed bundle file, or recognises a bare AMDGPU code object. Every
+/// bundle is kept (borrowed from `bytes`, or owned when decompressed); to read
+/// a large file one bundle at a time, use [`scan`].
 pub fn read_with_limits<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Contents<'a>, BundleError> {
-    let len = bytes.len() as u64;
-    if len > MAX_FILE_SIZE {
-        return Err(err(
-            0,
-            BundleErrorKind::TooLarge {
-                size: len,
-                limit: MAX_FILE_SIZE,
-            },
-        ));
+    let mut bundles = Vec::new();
+    let container = scan(&bytes, limits, |b| {
+        bundles.push(b);
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        ScanError::Bundle(e) => e,
+        ScanError::Visit(never) => match never {},
+    })?;
+    Ok(Contents { container, bundles })
+}
+
+/// Why [`scan`] stopped: a malformed input, or the visitor's own error.
+#[derive(Debug)]
+pub enum ScanError<E> {
+    Bundle(BundleError),
+    Visit(E),
+}
+
+impl<E> From<BundleError> for ScanError<E> {
+    fn from(e: BundleError) -> Self {
+        ScanError::Bundle(e)
     }
+}
+
+/// Reads the bundles of `src` one at a time, in file order, handing each to
+/// `visit` and dropping it before the next is read: memory holds one bundle
+/// (at most [`Limits::max_bundle_size`] bytes, or
+/// [`Limits::max_decompressed`] when decompressed) whatever the size of the
+/// file. Returns what kind of file it was; for
+/// [`Container::CodeObject`] nothing is visited.
+pub fn scan<'a, S, E>(
+    src: &S,
+    limits: &Limits,
+    mut visit: impl FnMut(Bundle<'a>) -> Result<(), E>,
+) -> Result<Container, ScanError<E>>
+where
+    S: Source<'a> + ?Sized,
+{
+    let len = src.size();
+    let head = read_at(src, 0, len.min(EHDR_SIZE as u64), "file header")?;
     let mut reader = Reader {
         limits,
-        budget: limits.max_decompressed,
-        bundles: Vec::new(),
+        budget: limits.max_decompressed_total,
+        bundles: 0,
     };
-    let container = if bytes.starts_with(&ELF_MAGIC) {
-        let machine = bytes
+    if head.starts_with(&ELF_MAGIC) {
+        let machine = head
             .get(18..20)
             .map_or(0, |m| u16::from_le_bytes([m[0], m[1]]));
         if machine == EM_AMDGPU {
-            Container::CodeObject
-        } else {
-            let sections = fatbin_sections(bytes)?;
-            for &(offset, size) in &sections {
-                // Checked by fatbin_sections.
-                let region = slice(bytes, offset, size).unwrap_or(&[]);
-                reader.scan(region, offset)?;
-            }
-            Container::HostElf { machine, sections }
+            return Ok(Container::CodeObject);
         }
-    } else if bytes.starts_with(BUNDLE_MAGIC) {
-        reader.scan(bytes, 0)?;
-        Container::Bundle
-    } else if bytes.starts_with(COMPRESSED_BUNDLE_MAGIC) {
-        reader.scan(bytes, 0)?;
-        Container::CompressedBundle
+        let sections = fatbin_sections(src, &head)?;
+        for &(offset, size) in &sections {
+            reader.scan(src, offset, size, &mut visit)?;
+        }
+        Ok(Container::HostElf { machine, sections })
+    } else if head.starts_with(BUNDLE_MAGIC) {
+        reader.scan(src, 0, len, &mut visit)?;
+        Ok(Container::Bundle)
+    } else if head.starts_with(COMPRESSED_BUNDLE_MAGIC) {
+        reader.scan(src, 0, len, &mut visit)?;
+        Ok(Container::CompressedBundle)
     } else {
-        return Err(err(0, BundleErrorKind::UnknownFormat));
-    };
-    Ok(Contents {
-        container,
-        bundles: reader.bundles,
+        Err(err(0, BundleErrorKind::UnknownFormat).into())
+    }
+}
+
+/// `len` bytes at `offset`, or `Truncated { what }` when they are not all there,
+/// or `Io` when reading fails.
+fn read_at<'a, S: Source<'a> + ?Sized>(
+    src: &S,
+    offset: u64,
+    len: u64,
+    what: &'static str,
+) -> Result<Cow<'a, [u8]>, BundleError> {
+    if offset.checked_add(len).is_none_or(|end| end > src.size()) {
+        return Err(err(offset, BundleErrorKind::Truncated { what }));
+    }
+    src.bytes(offset, len).map_err(|e| {
+        err(
+            offset,
+            BundleErrorKind::Io {
+                message: e.to_string(),
+            },
+        )
     })
 }
 
-/// The `(offset, size)` of each `.hip_fatbin` section of a host ELF.
-fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
+/// The `(offset, size)` of each `.hip_fatbin` section of a host ELF whose
+/// first bytes (up to the ELF header's size) are `head`. Reads the section
+/// header table and the section name table, nothing else.
+fn fatbin_sections<'a, S: Source<'a> + ?Sized>(
+    src: &S,
+    head: &[u8],
+) -> Result<Vec<(u64, u64)>, BundleError> {
     use BundleErrorKind::*;
-    let ehdr: &[u8; EHDR_SIZE] = bytes
+    let ehdr: &[u8; EHDR_SIZE] = head
         .first_chunk()
         .ok_or(err(0, Truncated { what: "ELF header" }))?;
     let h = FileHeader::read(ehdr);
@@ -540,18 +676,14 @@ fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
             },
         ));
     }
-    let truncated = err(
-        h.e_shoff,
-        Truncated {
-            what: "section header table",
-        },
+    let what = "section header table";
+    let first = read_at(src, h.e_shoff, SHDR_SIZE as u64, what)?;
+    let first = SectionHeader::read(
+        first
+            .as_ref()
+            .try_into()
+            .map_err(|_| err(h.e_shoff, Truncated { what }))?,
     );
-    let header_at = |i: u64| -> Option<SectionHeader> {
-        let at = h.e_shoff.checked_add(i.checked_mul(SHDR_SIZE as u64)?)?;
-        let b: &[u8; SHDR_SIZE] = slice(bytes, at, SHDR_SIZE as u64)?.try_into().ok()?;
-        Some(SectionHeader::read(b))
-    };
-    let first = header_at(0).ok_or(truncated.clone())?;
     let count = match h.e_shnum {
         // Extended numbering: the count is section 0's sh_size.
         0 => first.sh_size,
@@ -560,10 +692,8 @@ fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
     if count > MAX_SECTIONS {
         return Err(err(h.e_shoff, TooManySections { count }));
     }
-    let table = count
-        .checked_mul(SHDR_SIZE as u64)
-        .and_then(|n| slice(bytes, h.e_shoff, n))
-        .ok_or(truncated)?;
+    // At most MAX_SECTIONS * 64 bytes (4 MiB).
+    let table = read_at(src, h.e_shoff, count * SHDR_SIZE as u64, what)?;
     let sections: Vec<SectionHeader> = table
         .chunks_exact(SHDR_SIZE)
         .filter_map(|c| c.try_into().ok().map(SectionHeader::read))
@@ -577,14 +707,31 @@ fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
         .and_then(|i| sections.get(i))
         .filter(|s| s.has_file_bytes())
         .ok_or(err(62, BadSectionNameTable { index: names_index }))?;
-    let names = slice(bytes, names.sh_offset, names.sh_size).ok_or(err(
+    let out_of_bounds = err(
         names.sh_offset,
         SectionOutOfBounds {
             // Checked just above to be in range.
             index: names_index as usize,
             size: names.sh_size,
         },
-    ))?;
+    );
+    if names
+        .sh_offset
+        .checked_add(names.sh_size)
+        .is_none_or(|e| e > src.size())
+    {
+        return Err(out_of_bounds);
+    }
+    if names.sh_size > MAX_SECTION_NAME_BYTES {
+        return Err(err(
+            names.sh_offset,
+            SectionNamesTooLarge {
+                size: names.sh_size,
+                limit: MAX_SECTION_NAME_BYTES,
+            },
+        ));
+    }
+    let names = read_at(src, names.sh_offset, names.sh_size, "section name table")?;
     let is_named = |s: &SectionHeader, name: &str| {
         let want = name.len();
         usize::try_from(s.sh_name)
@@ -604,7 +751,10 @@ fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
         if !s.has_file_bytes() {
             return Err(err(s.sh_offset, FatbinWithoutBytes { index }));
         }
-        if slice(bytes, s.sh_offset, s.sh_size).is_none() {
+        if s.sh_offset
+            .checked_add(s.sh_size)
+            .is_none_or(|e| e > src.size())
+        {
             return Err(err(
                 s.sh_offset,
                 SectionOutOfBounds {
@@ -627,67 +777,120 @@ fn fatbin_sections(bytes: &[u8]) -> Result<Vec<(u64, u64)>, BundleError> {
     Ok(found)
 }
 
-struct Reader<'l, 'a> {
+/// Longest section name table read from a host ELF (real ones are a few
+/// hundred bytes).
+pub const MAX_SECTION_NAME_BYTES: u64 = 16 << 20;
+
+/// Bytes read at a time while skipping the zero padding between bundles.
+const PADDING_CHUNK: u64 = 64 << 10;
+
+struct Reader<'l> {
     limits: &'l Limits,
     /// Decompressed bytes the file may still cause.
     budget: u64,
-    bundles: Vec<Bundle<'a>>,
+    /// Bundles read so far.
+    bundles: usize,
 }
 
-impl<'a> Reader<'_, 'a> {
-    /// Reads the bundles of a region that starts at file offset `base`:
+impl Reader<'_> {
+    /// Reads the bundles of the region `[base, base + size)` of `src`:
     /// bundles back to back, with zero padding before and between them.
-    fn scan(&mut self, region: &'a [u8], base: u64) -> Result<(), BundleError> {
-        let mut pos = 0usize;
+    fn scan<'a, S, E>(
+        &mut self,
+        src: &S,
+        base: u64,
+        size: u64,
+        visit: &mut impl FnMut(Bundle<'a>) -> Result<(), E>,
+    ) -> Result<(), ScanError<E>>
+    where
+        S: Source<'a> + ?Sized,
+    {
+        // Checked by the caller: the region lies inside the source.
+        let end = base.saturating_add(size);
+        let mut at = base;
         loop {
-            pos += region
-                .get(pos..)
-                .unwrap_or(&[])
-                .iter()
-                .take_while(|&&b| b == 0)
-                .count();
-            let Some(rest) = region.get(pos..).filter(|r| !r.is_empty()) else {
-                return Ok(());
-            };
-            let at = base.saturating_add(pos as u64);
-            if self.bundles.len() >= self.limits.max_bundles {
+            // Skip zero padding, a chunk at a time.
+            loop {
+                if at >= end {
+                    return Ok(());
+                }
+                let n = (end - at).min(PADDING_CHUNK);
+                let chunk = read_at(src, at, n, "fat binary section")?;
+                match chunk.iter().position(|&b| b != 0) {
+                    Some(i) => {
+                        at += i as u64;
+                        break;
+                    }
+                    None => at += n,
+                }
+            }
+            if self.bundles >= self.limits.max_bundles {
                 return Err(err(
                     at,
                     BundleErrorKind::TooManyBundles {
                         limit: self.limits.max_bundles,
                     },
-                ));
+                )
+                .into());
             }
-            let bundle = if rest.starts_with(BUNDLE_MAGIC) {
-                let (entries, len) = plain(rest, self.limits).map_err(|(o, kind)| BundleError {
-                    offset: at.saturating_add(o),
-                    decompressed_offset: None,
-                    kind,
-                })?;
-                Bundle {
-                    offset: at,
-                    size: len,
-                    compression: None,
-                    entries,
-                    // len <= rest.len(), checked by plain.
-                    data: Cow::Borrowed(slice(rest, 0, len).unwrap_or(rest)),
-                }
-            } else if rest.starts_with(COMPRESSED_BUNDLE_MAGIC) {
-                self.compressed(rest, at)?
+            let rest = end - at;
+            let magic = read_at(src, at, rest.min(BUNDLE_MAGIC.len() as u64), "bundle magic")?;
+            let bundle = if magic.starts_with(BUNDLE_MAGIC) {
+                self.plain_at(src, at, rest)?
+            } else if magic.starts_with(COMPRESSED_BUNDLE_MAGIC) {
+                self.compressed(src, at, rest)?
             } else {
-                return Err(err(at, BundleErrorKind::UnexpectedBytes));
+                return Err(err(at, BundleErrorKind::UnexpectedBytes).into());
             };
+            self.bundles += 1;
             // Every bundle is at least its header long, so this advances.
-            pos = usize::try_from(bundle.size)
-                .ok()
-                .and_then(|n| pos.checked_add(n.max(1)))
-                .unwrap_or(region.len());
-            self.bundles.push(bundle);
+            at = at.saturating_add(bundle.size.max(1));
+            visit(bundle).map_err(ScanError::Visit)?;
         }
     }
 
-    /// Reads the compressed bundle at the start of `r` (file offset `at`).
-    fn compressed(&mut self, r: &'a [u8], at: u64) -> Result<Bundle<'a>, BundleError> {
+    /// The plain bundle at `at`, with `rest` bytes of its region from there:
+    /// finds its length from its entry table (read entry by entry), then
+    /// reads it whole and checks it.
+    fn plain_at<'a, S: Source<'a> + ?Sized>(
+        &self,
+        src: &S,
+        at: u64,
+        rest: u64,
+    ) -> Result<Bundle<'a>, BundleError> {
+        let len = plain_len(src, at, rest, self.limits)?;
+        if len > self.limits.max_bundle_size {
+            return Err(err(
+                at,
+                BundleErrorKind::BundleTooLarge {
+                    size: len,
+                    limit: self.limits.max_bundle_size,
+                },
+            ));
+        }
+        let data = read_at(src, at, len, "bundle")?;
+        let (entries, checked) = plain(&data, self.limits).map_err(|(o, kind)| BundleError {
+            offset: at.saturating_add(o),
+            decompressed_offset: None,
+            kind,
+        })?;
+        debug_assert_eq!(checked, len);
+        Ok(Bundle {
+            offset: at,
+            size: len,
+            compression: None,
+            entries,
+            data,
+        })
+    }
+
+    /// Reads the compressed bundle at `at` (with `rest` bytes of its region).
+    fn compressed<'a, S: Source<'a> + ?Sized>(
+        &mut self,
+        src: &S,
+        at: u64,
+        rest: u64,
+    ) -> Result<Bundle<'a>, BundleError> {
         use BundleErrorKind::*;
         let truncated = err(
             at,
@@ -695,6 +898,7 @@ impl<'a> Reader<'_, 'a> {
                 what: "compressed bundle header",
             },
         );
+        let r = read_at(src, at, rest.min(32), "compressed bundle header")?;
         let u16_at = |o: usize| r.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
         let u32_at = |o: usize| {
             r.get(o..o + 4)
@@ -721,7 +925,7 @@ impl<'a> Reader<'_, 'a> {
         if method.name().is_none() {
             return Err(err(at + 6, UnknownCompressionMethod { method }));
         }
-        let available = r.len() as u64;
+        let available = rest;
         let size = match total {
             Some(t) if t < header_size || t > available => {
                 return Err(err(
@@ -745,10 +949,20 @@ impl<'a> Reader<'_, 'a> {
                 },
             ));
         }
-        // Both below r.len() (checked above).
-        let payload = slice(r, header_size, size - header_size).unwrap_or(&[]);
-        let plain_bytes = decompress(method, payload, uncompressed_size)
+        let payload_len = size - header_size;
+        if payload_len > self.limits.max_bundle_size {
+            return Err(err(
+                at,
+                BundleTooLarge {
+                    size: payload_len,
+                    limit: self.limits.max_bundle_size,
+                },
+            ));
+        }
+        let payload = read_at(src, at + header_size, payload_len, "compressed bundle")?;
+        let plain_bytes = decompress(method, &payload, uncompressed_size)
             .map_err(|kind| err(at + header_size, kind))?;
+        drop(payload);
         self.budget -= uncompressed_size;
         let inside = |offset: u64, kind| BundleError {
             offset: at,
@@ -775,6 +989,83 @@ impl<'a> Reader<'_, 'a> {
             data: Cow::Owned(plain_bytes),
         })
     }
+}
+
+/// The length of the plain bundle at `at` (with `rest` bytes of its region
+/// from there): the end of its entry table or of its last entry, whichever
+/// is later. Reads the header and the table, one entry at a time, and checks
+/// what [`plain`] checks of them, so no length is trusted before it has been
+/// checked against the bytes there.
+fn plain_len<'a, S: Source<'a> + ?Sized>(
+    src: &S,
+    at: u64,
+    rest: u64,
+    limits: &Limits,
+) -> Result<u64, BundleError> {
+    use BundleErrorKind::*;
+    let fail = |o: u64, kind| err(at.saturating_add(o), kind);
+    let u64s = |o: u64, n: u64, what| -> Result<Vec<u64>, BundleError> {
+        if o.checked_add(8 * n).is_none_or(|e| e > rest) {
+            return Err(fail(o, Truncated { what }));
+        }
+        let b = read_at(src, at + o, 8 * n, what)?;
+        Ok(b.chunks_exact(8)
+            .filter_map(|c| c.try_into().ok().map(u64::from_le_bytes))
+            .collect())
+    };
+    let count = u64s(24, 1, "bundle entry count")?[0];
+    if count > limits.max_entries {
+        return Err(fail(
+            24,
+            TooManyEntries {
+                count,
+                limit: limits.max_entries,
+            },
+        ));
+    }
+    if count.saturating_mul(ENTRY_FIXED_SIZE) > rest.saturating_sub(BUNDLE_HEADER_SIZE) {
+        return Err(fail(
+            BUNDLE_HEADER_SIZE,
+            Truncated {
+                what: "bundle entry table",
+            },
+        ));
+    }
+    let mut pos = BUNDLE_HEADER_SIZE;
+    let mut end = 0u64;
+    for index in 0..count {
+        let f = u64s(pos, 3, "bundle entry")?;
+        let (offset, size, id_len) = (f[0], f[1], f[2]);
+        if id_len > limits.max_id_len {
+            return Err(fail(
+                pos + 16,
+                EntryIdTooLong {
+                    index,
+                    len: id_len,
+                    limit: limits.max_id_len,
+                },
+            ));
+        }
+        let entry_end = offset.checked_add(size).filter(|&e| e <= rest).ok_or(fail(
+            pos,
+            EntryOutOfBounds {
+                index,
+                offset,
+                size,
+            },
+        ))?;
+        end = end.max(entry_end);
+        pos += ENTRY_FIXED_SIZE + id_len;
+        if pos > rest {
+            return Err(fail(
+                pos - ENTRY_FIXED_SIZE - id_len,
+                Truncated {
+                    what: "bundle entry",
+                },
+            ));
+        }
+    }
+    Ok(end.max(pos))
 }
 
 /// Reads the plain bundle at the start of `r`: its entries and its length

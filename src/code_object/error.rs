@@ -121,6 +121,21 @@ pub enum CodeObjectError {
         kernel: Option<usize>,
         key: &'static str,
     },
+    /// Two metadata notes describe the same kernel descriptor symbol
+    /// differently; neither description is used for it.
+    MetadataConflict { symbol: String },
+    /// A metadata note states an `amdhsa.version` or `amdhsa.target` other
+    /// than the first note that states it (its kernels are still used).
+    MetadataDisagrees {
+        key: &'static str,
+        first: String,
+        this: String,
+    },
+    /// More NT_AMDGPU_METADATA notes, or more note bytes, than the limits
+    /// ([`MAX_METADATA_NOTES`](super::MAX_METADATA_NOTES),
+    /// [`MAX_METADATA_TOTAL_BYTES`](super::MAX_METADATA_TOTAL_BYTES)); the
+    /// notes after the limit are not decoded.
+    TooManyMetadataNotes { limit: u64 },
 }
 
 impl CodeObjectError {
@@ -285,6 +300,19 @@ impl fmt::Display for CodeObjectError {
                 Some(k) => write!(f, "metadata: kernel {k}: required {key} is missing"),
                 None => write!(f, "metadata: required {key} is missing"),
             },
+            MetadataConflict { symbol } => write!(
+                f,
+                "metadata: two notes describe kernel {symbol:?} differently; it is listed from \
+                 its kernel descriptor"
+            ),
+            MetadataDisagrees { key, first, this } => write!(
+                f,
+                "metadata: {key} {this} differs from {first} in an earlier note"
+            ),
+            TooManyMetadataNotes { limit } => write!(
+                f,
+                "metadata: notes past the limit of {limit} (notes or bytes) were not decoded"
+            ),
         }
     }
 }

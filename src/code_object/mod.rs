@@ -17,12 +17,17 @@
 //!
 //! How it fails: any malformed structure the loader depends on is a typed
 //! [`CodeObjectError`] from [`parse`], never a panic, and never a partly
-//! loaded object. The metadata note is optional to loading: a malformed note
-//! leaves [`CodeObject::metadata`] empty and is reported by
-//! [`CodeObject::metadata_error`], so the loader can still fail closed on it
-//! if it chooses to.
+//! loaded object. The metadata notes are optional to loading. A code object
+//! may hold many NT_AMDGPU_METADATA notes (Tensile's code objects hold one per
+//! kernel): every one is decoded and their kernels are merged, in file order,
+//! into [`CodeObject::metadata`]. A malformed note, or two notes that describe
+//! one kernel differently, is reported by [`CodeObject::metadata_problems`]
+//! and leaves the kernels it would have described without metadata (they are
+//! still kernels: their descriptors are read as usual); the other notes are
+//! still used.
 
 pub mod bundle;
+mod demangle;
 mod elf;
 mod error;
 mod kd;
@@ -31,6 +36,7 @@ pub mod msgpack;
 
 use std::collections::HashMap;
 
+pub use demangle::{demangle, kernel_name};
 pub use elf::{EF_AMDGPU_MACH, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, RelocationType};
 pub use error::CodeObjectError;
 pub use kd::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
@@ -66,58 +72,21 @@ pub const MAX_METADATA_BYTES: usize = 64 << 20;
 pub const MAX_METADATA_DEPTH: usize = 32;
 /// Most MessagePack values accepted in one metadata note.
 pub const MAX_METADATA_ITEMS: usize = 4 << 20;
+/// Most NT_AMDGPU_METADATA notes decoded in one code object (one per kernel
+/// is the most real code objects have; this is the symbol limit).
+pub const MAX_METADATA_NOTES: u64 = 1 << 20;
+/// Most metadata note bytes decoded in one code object, over all its notes.
+pub const MAX_METADATA_TOTAL_BYTES: u64 = 256 << 20;
 
 /// `e_flags` `EF_AMDGPU_MACH` value of gfx90a.
 pub const MACH_GFX90A: u32 = 0x3f;
 
-/// The processor an `EF_AMDGPU_MACH` value names, from LLVM's
-/// `BinaryFormat/ELF.h` (every AMDGCN value up to gfx942).
+/// The processor an `EF_AMDGPU_MACH` value names (`0x3f` → `gfx90a`), from
+/// the ISA module ([`crate::isa::processor_of_machine`]): the target
+/// registry's id, or the ELF format's name for a processor SoftGPU does not
+/// model. `None` for a value no processor has.
 pub fn processor_name(mach: u32) -> Option<&'static str> {
-    Some(match mach {
-        0x20 => "gfx600",
-        0x21 => "gfx601",
-        0x22 => "gfx700",
-        0x23 => "gfx701",
-        0x24 => "gfx702",
-        0x25 => "gfx703",
-        0x26 => "gfx704",
-        0x28 => "gfx801",
-        0x29 => "gfx802",
-        0x2a => "gfx803",
-        0x2b => "gfx810",
-        0x2c => "gfx900",
-        0x2d => "gfx902",
-        0x2e => "gfx904",
-        0x2f => "gfx906",
-        0x30 => "gfx908",
-        0x31 => "gfx909",
-        0x32 => "gfx90c",
-        0x33 => "gfx1010",
-        0x34 => "gfx1011",
-        0x35 => "gfx1012",
-        0x36 => "gfx1030",
-        0x37 => "gfx1031",
-        0x38 => "gfx1032",
-        0x39 => "gfx1033",
-        0x3a => "gfx602",
-        0x3b => "gfx705",
-        0x3c => "gfx805",
-        0x3d => "gfx1035",
-        0x3e => "gfx1034",
-        0x3f => "gfx90a",
-        0x40 => "gfx940",
-        0x41 => "gfx1100",
-        0x42 => "gfx1013",
-        0x43 => "gfx1150",
-        0x44 => "gfx1103",
-        0x45 => "gfx1036",
-        0x46 => "gfx1101",
-        0x47 => "gfx1102",
-        0x4a => "gfx1151",
-        0x4b => "gfx941",
-        0x4c => "gfx942",
-        _ => return None,
-    })
+    crate::isa::processor_of_machine(crate::isa::ElfMachine(mach))
 }
 
 /// A target feature setting from `e_flags`.
@@ -220,7 +189,25 @@ pub struct CodeObject {
     relocations: Vec<Relocation>,
     reloc_symbols: Vec<RelocSymbol>,
     by_name: HashMap<String, usize>,
-    metadata: Option<Result<Metadata, CodeObjectError>>,
+    metadata: MetadataNotes,
+}
+
+/// What the metadata notes of a code object said, merged.
+#[derive(Clone, Debug, Default)]
+struct MetadataNotes {
+    /// The merged metadata: `None` when no note decoded.
+    merged: Option<Metadata>,
+    /// NT_AMDGPU_METADATA notes found (decoded or not).
+    notes: u64,
+    problems: Vec<MetadataProblem>,
+}
+
+/// A metadata note that could not be used, or a disagreement between notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataProblem {
+    /// File offset of the note record (its 12-byte header) in the code object.
+    pub note_offset: u64,
+    pub error: CodeObjectError,
 }
 
 /// One section header plus its index.
@@ -328,7 +315,7 @@ pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
     let mut names = NameBudget(0);
     let (symbols, by_name) = symbols(bytes, &sections, layout.load_size, &mut names)?;
     let (relocations, reloc_symbols) = relocations(bytes, &sections, layout.load_size, &mut names)?;
-    let metadata = find_metadata(bytes, &sections, &phdrs);
+    let metadata = read_metadata(bytes, &sections, &phdrs);
 
     let (segments, segment_data) = layout.segments.into_iter().unzip();
     Ok(CodeObject {
@@ -779,12 +766,9 @@ fn relocations(
 }
 
 /// Notes come from SHT_NOTE sections, or from PT_NOTE segments when the file
-/// has no section headers. The first NT_AMDGPU_METADATA note is decoded.
-fn find_metadata(
-    bytes: &[u8],
-    sections: &[Section],
-    phdrs: &[ProgramHeader],
-) -> Option<Result<Metadata, CodeObjectError>> {
+/// has no note sections. Every NT_AMDGPU_METADATA note is decoded and merged:
+/// see [`merge_note`].
+fn read_metadata(bytes: &[u8], sections: &[Section], phdrs: &[ProgramHeader]) -> MetadataNotes {
     let mut regions: Vec<(u64, u64, u64)> = sections
         .iter()
         .filter(|s| s.hdr.sh_type == SHT_NOTE)
@@ -797,48 +781,184 @@ fn find_metadata(
             .map(|p| (p.p_offset, p.p_filesz, p.p_align))
             .collect();
     }
-    for (offset, size, align) in regions {
-        match find_note(bytes, offset, size, align) {
-            Ok(Some(desc)) => return Some(Metadata::parse(desc)),
-            Ok(None) => {}
-            Err(e) => return Some(Err(e)),
+    let mut out = MetadataNotes::default();
+    // Symbols that two notes describe differently: dropped from `merged` at
+    // the end, and never taken from a later note either.
+    let mut conflicted: std::collections::HashSet<String> = Default::default();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut decoded_bytes = 0u64;
+    'regions: for (offset, size, align) in regions {
+        let mut notes = Notes::new(bytes, offset, size, align);
+        loop {
+            let note = match notes.next_metadata() {
+                Ok(Some(n)) => n,
+                Ok(None) => break,
+                Err(e) => {
+                    // The record lengths of this region cannot be trusted past
+                    // a malformed record: go on with the next region.
+                    out.problems.push(MetadataProblem {
+                        note_offset: e.file_offset().unwrap_or(offset),
+                        error: e,
+                    });
+                    break;
+                }
+            };
+            out.notes += 1;
+            decoded_bytes = decoded_bytes.saturating_add(note.desc.len() as u64);
+            if out.notes > MAX_METADATA_NOTES || decoded_bytes > MAX_METADATA_TOTAL_BYTES {
+                out.problems.push(MetadataProblem {
+                    note_offset: note.offset,
+                    error: CodeObjectError::TooManyMetadataNotes {
+                        limit: if out.notes > MAX_METADATA_NOTES {
+                            MAX_METADATA_NOTES
+                        } else {
+                            MAX_METADATA_TOTAL_BYTES
+                        },
+                    },
+                });
+                break 'regions;
+            }
+            match Metadata::parse(note.desc) {
+                Ok(md) => merge_note(&mut out, &mut index, &mut conflicted, md, note.offset),
+                Err(error) => out.problems.push(MetadataProblem {
+                    note_offset: note.offset,
+                    error,
+                }),
+            }
         }
     }
-    None
+    if let Some(m) = out.merged.as_mut() {
+        if !conflicted.is_empty() {
+            m.kernels.retain(|k| !conflicted.contains(&k.symbol));
+        }
+    }
+    out
 }
 
-fn find_note(
-    bytes: &[u8],
-    offset: u64,
-    size: u64,
-    align: u64,
-) -> Result<Option<&[u8]>, CodeObjectError> {
-    let region = slice(bytes, offset, size).ok_or(CodeObjectError::BadNote { offset })?;
-    let align = if align == 8 { 8 } else { 4 };
-    let mut pos = 0usize;
-    while pos < region.len() {
-        let at = offset.saturating_add(pos as u64);
-        let bad = CodeObjectError::BadNote { offset: at };
-        let hdr = region
-            .get(pos..)
-            .and_then(|r| r.first_chunk::<12>())
-            .ok_or(bad.clone())?;
-        let mut f = Fields::new(hdr);
-        let (namesz, descsz, n_type) = (f.u32() as usize, f.u32() as usize, f.u32());
-        let name_at = pos + 12;
-        let name_end = name_at.checked_add(namesz).ok_or(bad.clone())?;
-        let desc_at = name_end
-            .checked_next_multiple_of(align)
-            .ok_or(bad.clone())?;
-        let desc_end = desc_at.checked_add(descsz).ok_or(bad.clone())?;
-        let name = region.get(name_at..name_end).ok_or(bad.clone())?;
-        let desc = region.get(desc_at..desc_end).ok_or(bad.clone())?;
-        if n_type == NT_AMDGPU_METADATA && name == b"AMDGPU\0" {
-            return Ok(Some(desc));
-        }
-        pos = desc_end.checked_next_multiple_of(align).ok_or(bad)?;
+/// Merges one decoded note into `out`. The policy (see docs/CODE_OBJECTS.md):
+/// kernels are appended in file order; a kernel that an earlier note already
+/// describes identically is kept once; one described differently is a
+/// [`CodeObjectError::MetadataConflict`] and loses its metadata (neither note
+/// is believed over the other). `amdhsa.version` and `amdhsa.target` come
+/// from the first note that states them; a later note stating another value
+/// is reported ([`CodeObjectError::MetadataDisagrees`]) and its kernels are
+/// still used, since each kernel entry describes its own kernel.
+fn merge_note(
+    out: &mut MetadataNotes,
+    index: &mut HashMap<String, usize>,
+    conflicted: &mut std::collections::HashSet<String>,
+    md: Metadata,
+    note_offset: u64,
+) {
+    let merged = match out.merged.as_mut() {
+        Some(m) => m,
+        None => out.merged.insert(Metadata {
+            version: md.version,
+            target: md.target.clone(),
+            kernels: Vec::new(),
+        }),
+    };
+    let mut disagree = |key: &'static str, first: String, this: String| {
+        out.problems.push(MetadataProblem {
+            note_offset,
+            error: CodeObjectError::MetadataDisagrees { key, first, this },
+        });
+    };
+    match (merged.version, md.version) {
+        (None, v) => merged.version = v,
+        (Some(a), Some(b)) if a != b => disagree(
+            "amdhsa.version",
+            format!("{}.{}", a[0], a[1]),
+            format!("{}.{}", b[0], b[1]),
+        ),
+        _ => {}
     }
-    Ok(None)
+    match (&merged.target, md.target) {
+        (None, t) => merged.target = t,
+        (Some(a), Some(b)) if *a != b => disagree("amdhsa.target", a.clone(), b),
+        _ => {}
+    }
+    for k in md.kernels {
+        match index.get(&k.symbol) {
+            Some(&i) => {
+                if merged.kernels.get(i) != Some(&k) && conflicted.insert(k.symbol.clone()) {
+                    out.problems.push(MetadataProblem {
+                        note_offset,
+                        error: CodeObjectError::MetadataConflict { symbol: k.symbol },
+                    });
+                }
+            }
+            None => {
+                index.insert(k.symbol.clone(), merged.kernels.len());
+                merged.kernels.push(k);
+            }
+        }
+    }
+}
+
+/// One NT_AMDGPU_METADATA note: where its record starts and its descriptor.
+struct Note<'a> {
+    offset: u64,
+    desc: &'a [u8],
+}
+
+/// Walks the note records of one region, bounds-checking each.
+struct Notes<'a> {
+    region: Result<&'a [u8], CodeObjectError>,
+    offset: u64,
+    align: usize,
+    pos: usize,
+}
+
+impl<'a> Notes<'a> {
+    fn new(bytes: &'a [u8], offset: u64, size: u64, align: u64) -> Self {
+        Notes {
+            region: slice(bytes, offset, size).ok_or(CodeObjectError::BadNote { offset }),
+            offset,
+            align: if align == 8 { 8 } else { 4 },
+            pos: 0,
+        }
+    }
+
+    /// The next NT_AMDGPU_METADATA note, `None` at the end of the region, or
+    /// the first malformed record (after which the walk ends).
+    fn next_metadata(&mut self) -> Result<Option<Note<'a>>, CodeObjectError> {
+        let region = match &self.region {
+            Ok(r) => *r,
+            Err(e) => {
+                let e = e.clone();
+                self.region = Ok(&[]);
+                return Err(e);
+            }
+        };
+        let align = self.align;
+        while self.pos < region.len() {
+            let pos = self.pos;
+            let at = self.offset.saturating_add(pos as u64);
+            let bad = CodeObjectError::BadNote { offset: at };
+            // Whatever happens below, a malformed record ends the walk.
+            self.pos = region.len();
+            let hdr = region
+                .get(pos..)
+                .and_then(|r| r.first_chunk::<12>())
+                .ok_or(bad.clone())?;
+            let mut f = Fields::new(hdr);
+            let (namesz, descsz, n_type) = (f.u32() as usize, f.u32() as usize, f.u32());
+            let name_at = pos + 12;
+            let name_end = name_at.checked_add(namesz).ok_or(bad.clone())?;
+            let desc_at = name_end
+                .checked_next_multiple_of(align)
+                .ok_or(bad.clone())?;
+            let desc_end = desc_at.checked_add(descsz).ok_or(bad.clone())?;
+            let name = region.get(name_at..name_end).ok_or(bad.clone())?;
+            let desc = region.get(desc_at..desc_end).ok_or(bad.clone())?;
+            self.pos = desc_end.checked_next_multiple_of(align).ok_or(bad)?;
+            if n_type == NT_AMDGPU_METADATA && name == b"AMDGPU\0" {
+                return Ok(Some(Note { offset: at, desc }));
+            }
+        }
+        Ok(None)
+    }
 }
 
 impl CodeObject {
@@ -906,14 +1026,28 @@ impl CodeObject {
             .map(|s| s.name.as_str())
     }
 
-    /// The metadata note, when present and well formed.
+    /// The metadata of every well-formed NT_AMDGPU_METADATA note, merged
+    /// (kernels in file order, each once); `None` when no note decoded.
+    /// Kernels that two notes describe differently are left out.
     pub fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref().and_then(|m| m.as_ref().ok())
+        self.metadata.merged.as_ref()
     }
 
-    /// Why the metadata note was not decoded, when it is malformed.
+    /// The first of [`metadata_problems`](Self::metadata_problems), if any.
     pub fn metadata_error(&self) -> Option<&CodeObjectError> {
-        self.metadata.as_ref().and_then(|m| m.as_ref().err())
+        self.metadata.problems.first().map(|p| &p.error)
+    }
+
+    /// Every metadata note that could not be used, and every disagreement
+    /// between notes, in file order.
+    pub fn metadata_problems(&self) -> &[MetadataProblem] {
+        &self.metadata.problems
+    }
+
+    /// How many NT_AMDGPU_METADATA notes the code object holds (well formed
+    /// or not; notes past [`MAX_METADATA_NOTES`] are not counted).
+    pub fn metadata_note_count(&self) -> u64 {
+        self.metadata.notes
     }
 
     /// The unrelocated bytes of the image at `[offset, offset + len)`: file
@@ -1087,21 +1221,6 @@ impl CodeObject {
     }
 }
 
-/// A kernel's display name: `.kd` stripped, and Itanium C++ names demangled
-/// (`_Z4vaddPKfS0_Pfi.kd` → `vadd(float const*, float const*, float*, int)`).
-/// Anything that does not demangle is returned as is (without `.kd`).
-pub fn kernel_name(symbol: &str) -> String {
-    let base = symbol.strip_suffix(".kd").unwrap_or(symbol);
-    if base.starts_with("_Z") && base.len() <= MAX_NAME_LEN {
-        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    base.to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1216,6 +1335,178 @@ mod tests {
                 limit: MAX_NAME_BYTES
             }
         );
+    }
+
+    /// MessagePack of one metadata note: `amdhsa.version` [1, `minor`] and one
+    /// kernel entry per `(symbol, vgpr_count)`, with the required keys.
+    fn note_doc(minor: u8, kernels: &[(&str, u8)]) -> Vec<u8> {
+        let s = |out: &mut Vec<u8>, t: &str| {
+            out.push(0xd9);
+            out.push(t.len() as u8);
+            out.extend_from_slice(t.as_bytes());
+        };
+        let mut d = vec![0x82];
+        s(&mut d, "amdhsa.version");
+        d.extend_from_slice(&[0x92, 1, minor]);
+        s(&mut d, "amdhsa.kernels");
+        d.push(0x90 | kernels.len() as u8);
+        for (sym, vgpr) in kernels {
+            d.push(0x86);
+            s(&mut d, ".symbol");
+            s(&mut d, sym);
+            for key in [
+                ".kernarg_segment_size",
+                ".kernarg_segment_align",
+                ".group_segment_fixed_size",
+                ".private_segment_fixed_size",
+            ] {
+                s(&mut d, key);
+                d.push(8);
+            }
+            s(&mut d, ".vgpr_count");
+            d.push(*vgpr);
+        }
+        d
+    }
+
+    /// A note region of NT_AMDGPU_METADATA records with these descriptors,
+    /// and where each record starts.
+    fn note_region(descs: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+        let mut r = Vec::new();
+        let mut at = Vec::new();
+        for d in descs {
+            at.push(r.len() as u64);
+            r.extend_from_slice(&7u32.to_le_bytes());
+            r.extend_from_slice(&(d.len() as u32).to_le_bytes());
+            r.extend_from_slice(&NT_AMDGPU_METADATA.to_le_bytes());
+            r.extend_from_slice(b"AMDGPU\0\0");
+            r.extend_from_slice(d);
+            r.resize(r.len().next_multiple_of(4), 0);
+        }
+        (r, at)
+    }
+
+    fn notes_of(region: &[u8]) -> MetadataNotes {
+        let mut ph = [0u8; PHDR_SIZE];
+        ph[..4].copy_from_slice(&PT_NOTE.to_le_bytes());
+        ph[32..40].copy_from_slice(&(region.len() as u64).to_le_bytes());
+        ph[48..56].copy_from_slice(&4u64.to_le_bytes());
+        read_metadata(region, &[], &[ProgramHeader::read(&ph)])
+    }
+
+    fn symbols_of(m: &MetadataNotes) -> Vec<(&str, Option<u64>)> {
+        m.merged
+            .as_ref()
+            .map(|m| {
+                m.kernels
+                    .iter()
+                    .map(|k| (k.symbol.as_str(), k.vgpr_count))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn kernels_of_every_metadata_note_are_merged_in_file_order() {
+        let (r, _) = note_region(&[
+            note_doc(1, &[("a.kd", 1)]),
+            note_doc(1, &[("b.kd", 2), ("c.kd", 3)]),
+        ]);
+        let m = notes_of(&r);
+        assert_eq!(m.notes, 2);
+        assert_eq!(m.problems, []);
+        assert_eq!(
+            symbols_of(&m),
+            [("a.kd", Some(1)), ("b.kd", Some(2)), ("c.kd", Some(3))]
+        );
+        assert_eq!(m.merged.unwrap().version, Some([1, 1]));
+    }
+
+    #[test]
+    fn a_corrupt_note_loses_only_its_own_kernels_and_says_where_it_is() {
+        let mut bad = note_doc(1, &[("b.kd", 2)]);
+        bad[0] = 0xc1;
+        let (r, at) = note_region(&[
+            note_doc(1, &[("a.kd", 1)]),
+            bad,
+            note_doc(1, &[("c.kd", 3)]),
+        ]);
+        let m = notes_of(&r);
+        assert_eq!(m.notes, 3);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1)), ("c.kd", Some(3))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::MetadataReservedByte { offset: 0 }
+            }]
+        );
+    }
+
+    #[test]
+    fn notes_that_describe_one_kernel_differently_leave_it_without_metadata() {
+        let (r, at) = note_region(&[
+            note_doc(1, &[("a.kd", 1), ("b.kd", 2)]),
+            note_doc(1, &[("a.kd", 1)]),
+            note_doc(1, &[("b.kd", 9)]),
+            note_doc(1, &[("b.kd", 2)]),
+        ]);
+        let m = notes_of(&r);
+        // The same description twice is one kernel; two descriptions, none.
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[2],
+                error: CodeObjectError::MetadataConflict {
+                    symbol: "b.kd".into()
+                }
+            }]
+        );
+        // Within one note too.
+        let (r, _) = note_region(&[note_doc(1, &[("a.kd", 1), ("a.kd", 2)])]);
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), []);
+        assert_eq!(m.problems.len(), 1);
+    }
+
+    #[test]
+    fn a_note_of_another_version_is_reported_and_its_kernels_kept() {
+        let (r, at) = note_region(&[note_doc(1, &[("a.kd", 1)]), note_doc(2, &[("b.kd", 2)])]);
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1)), ("b.kd", Some(2))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::MetadataDisagrees {
+                    key: "amdhsa.version",
+                    first: "1.1".into(),
+                    this: "1.2".into()
+                }
+            }]
+        );
+        assert_eq!(m.merged.unwrap().version, Some([1, 1]));
+    }
+
+    #[test]
+    fn a_malformed_note_record_ends_its_region_and_keeps_the_notes_before_it() {
+        let (mut r, at) = note_region(&[note_doc(1, &[("a.kd", 1)]), note_doc(1, &[("b.kd", 2)])]);
+        // The second record's descsz runs past the region.
+        let d = at[1] as usize + 4;
+        r[d..d + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let m = notes_of(&r);
+        assert_eq!(symbols_of(&m), [("a.kd", Some(1))]);
+        assert_eq!(
+            m.problems,
+            [MetadataProblem {
+                note_offset: at[1],
+                error: CodeObjectError::BadNote { offset: at[1] }
+            }]
+        );
+        for n in 0..r.len() {
+            let _ = notes_of(&r[..n]);
+        }
     }
 
     #[test]

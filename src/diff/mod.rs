@@ -1,5 +1,11 @@
 //! Comparing dispatch streams from different tools (`softgpu diff`). Pure: no I/O.
 //!
+//! Every reader is strict: a CSV row with more or fewer fields than its header,
+//! a stray quote, a header naming a column twice, a number that is not one, or
+//! a rocprofv3 JSON size that is missing, a string or negative is an
+//! [`InputError`] naming the line, the byte offset and the field, never a
+//! guess.
+//!
 //! Every input is normalised to a [`Trace`]: one stream of kernel dispatches per
 //! queue (or stream), queues in order of first appearance. Kernel names are
 //! demangled, stripped of `.kd` and trimmed; grids are in work-items. Queue ids,
@@ -18,10 +24,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::capture::Capture;
-use crate::cli::report::{Context, kernel_name};
+use crate::report::{Context, kernel_name};
 
 /// Longest input read (bytes).
 pub const MAX_INPUT: u64 = 1 << 30;
@@ -169,90 +174,226 @@ pub fn from_capture(cap: &Capture) -> Trace {
     }
 }
 
-/// A parse error at a byte offset.
-#[derive(Debug, PartialEq, Eq)]
+/// Why an input could not be read as a dispatch stream, and where: the byte
+/// offset (from the start of the text), the line when known, and the field
+/// (a CSV column, or the path of a JSON value).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}offset {offset}: {}{message}", line_prefix(*.line), field_prefix(.field))]
 pub struct InputError {
     pub offset: u64,
+    /// 1-based line number.
+    pub line: Option<u64>,
+    /// The CSV column or JSON path the problem is in.
+    pub field: Option<String>,
     pub message: String,
+}
+
+fn line_prefix(line: Option<u64>) -> String {
+    line.map_or_else(String::new, |l| format!("line {l}, "))
+}
+
+fn field_prefix(field: &Option<String>) -> String {
+    match field {
+        Some(f) if f.is_empty() => String::new(),
+        Some(f) => format!("{f}: "),
+        None => String::new(),
+    }
 }
 
 fn err(offset: u64, message: impl Into<String>) -> InputError {
     InputError {
         offset,
+        line: None,
+        field: None,
         message: message.into(),
     }
 }
 
-/// RFC 4180 rows with the byte offset where each starts. Quoted fields may hold
-/// commas, doubled quotes and line breaks; CRLF and LF both end a row.
-pub fn parse_csv(text: &str) -> Result<Vec<(u64, Vec<String>)>, InputError> {
-    let b = text.as_bytes();
-    let mut rows = Vec::new();
+/// One CSV record: where it starts and its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvRow {
+    /// Byte offset of the record's first byte.
+    pub offset: u64,
+    /// 1-based line of the record's first byte.
+    pub line: u64,
+    pub fields: Vec<String>,
+}
+
+impl CsvRow {
+    fn error(&self, field: Option<&str>, message: impl Into<String>) -> InputError {
+        InputError {
+            offset: self.offset,
+            line: Some(self.line),
+            field: field.map(|c| format!("column {c}")),
+            message: message.into(),
+        }
+    }
+}
+
+/// Checks that the raw bytes of one record (starting at byte `at` of the
+/// input) quote as RFC 4180 says: a field is either unquoted and holds no
+/// quote, or quoted from its first byte to its last with inner quotes doubled.
+/// The `csv` crate reads stray quotes leniently (`a"b` as is, `"a"b` as `ab`),
+/// which would let a damaged row through with shifted fields.
+fn check_quoting(raw: &[u8], at: u64) -> Result<(), (u64, &'static str)> {
     let mut i = 0usize;
-    while i < b.len() {
-        let start = i;
-        let mut fields = Vec::new();
-        let mut field = Vec::new();
-        let mut row_done = false;
-        while !row_done {
-            if b.get(i) == Some(&b'"') {
-                let qstart = i;
-                i += 1;
-                loop {
-                    match b.get(i) {
-                        None => return Err(err(qstart as u64, "unterminated quoted field")),
-                        Some(b'"') if b.get(i + 1) == Some(&b'"') => {
-                            field.push(b'"');
-                            i += 2;
-                        }
-                        Some(b'"') => {
-                            i += 1;
-                            break;
-                        }
-                        Some(&c) => {
-                            field.push(c);
-                            i += 1;
-                        }
-                    }
-                }
-            }
+    loop {
+        if raw.get(i) == Some(&b'"') {
+            let open = i;
+            i += 1;
             loop {
-                match b.get(i) {
-                    None => {
-                        row_done = true;
+                match raw.get(i) {
+                    None => return Err((at + open as u64, "unterminated quoted field")),
+                    Some(b'"') if raw.get(i + 1) == Some(&b'"') => i += 2,
+                    Some(b'"') => {
+                        i += 1;
                         break;
                     }
+                    Some(_) => i += 1,
+                }
+            }
+            match raw.get(i) {
+                None | Some(b'\r' | b'\n') => return Ok(()),
+                Some(b',') => i += 1,
+                Some(_) => {
+                    return Err((
+                        at + i as u64,
+                        "text after the closing quote of a quoted field",
+                    ));
+                }
+            }
+        } else {
+            loop {
+                match raw.get(i) {
+                    None | Some(b'\r' | b'\n') => return Ok(()),
                     Some(b',') => {
                         i += 1;
                         break;
                     }
-                    Some(b'\n') => {
-                        i += 1;
-                        row_done = true;
-                        break;
+                    Some(b'"') => {
+                        return Err((
+                            at + i as u64,
+                            "a quote inside an unquoted field (a field holding a quote must be quoted whole, with the quote doubled)",
+                        ));
                     }
-                    Some(b'\r') if b.get(i + 1) == Some(&b'\n') => {
-                        i += 2;
-                        row_done = true;
-                        break;
-                    }
-                    Some(&c) => {
-                        field.push(c);
-                        i += 1;
-                    }
+                    Some(_) => i += 1,
                 }
             }
-            fields.push(String::from_utf8_lossy(&field).into_owned());
-            field.clear();
-            if fields.len() > MAX_FIELDS {
-                return Err(err(start as u64, "more than 4096 fields in a row"));
-            }
-        }
-        if !(fields.len() == 1 && fields[0].trim().is_empty()) {
-            rows.push((start as u64, fields));
         }
     }
-    Ok(rows)
+}
+
+/// Reads RFC 4180 CSV (with the `csv` crate): the header row and the records
+/// after it, each with its byte offset and line. Strict: every record has as
+/// many fields as the header, quoting is checked ([`check_quoting`]), no header
+/// column appears twice, and a record may hold at most [`MAX_FIELDS`] fields.
+/// Blank lines are skipped.
+pub fn parse_csv(text: &str) -> Result<(CsvRow, Vec<CsvRow>), InputError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(false)
+        .from_reader(text.as_bytes());
+    let mut rows: Vec<CsvRow> = Vec::new();
+    let mut record = csv::StringRecord::new();
+    // (offset, line) of the last record: lines are counted incrementally.
+    let mut counted: (u64, u64) = (0, 1);
+    loop {
+        let more = reader
+            .read_record(&mut record)
+            .map_err(|e| csv_error(&e, text))?;
+        if !more {
+            break;
+        }
+        let mut offset = record.position().map_or(0, |p| p.byte());
+        // After a CR LF the reader's record position can point at the LF (it
+        // ends records at the CR, and counts the line only at the LF); a
+        // record never begins with a line break. Lines are counted here.
+        let bytes = text.as_bytes();
+        while matches!(bytes.get(offset as usize), Some(b'\r' | b'\n')) {
+            offset += 1;
+        }
+        let from = usize::try_from(counted.0).unwrap_or(0);
+        let to = usize::try_from(offset).unwrap_or(0).min(bytes.len());
+        let line = counted.1
+            + bytes[from.min(to)..to]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+        counted = (offset, line);
+        let end = usize::try_from(reader.position().byte()).unwrap_or(text.len());
+        let raw = bytes
+            .get(usize::try_from(offset).unwrap_or(0)..end.min(text.len()))
+            .unwrap_or(&[]);
+        check_quoting(raw, offset).map_err(|(at, message)| InputError {
+            offset: at,
+            line: Some(line),
+            field: None,
+            message: message.to_string(),
+        })?;
+        if record.len() > MAX_FIELDS {
+            return Err(err(offset, "more than 4096 fields in a row"));
+        }
+        rows.push(CsvRow {
+            offset,
+            line,
+            fields: record.iter().map(str::to_string).collect(),
+        });
+    }
+    let mut rows = rows.into_iter();
+    let header = rows.next().ok_or_else(|| err(0, "empty CSV file"))?;
+    for (i, name) in header.fields.iter().enumerate() {
+        if let Some(j) = header.fields[..i]
+            .iter()
+            .position(|h| h.trim() == name.trim())
+        {
+            return Err(header.error(
+                Some(name.trim()),
+                format!(
+                    "the header names this column twice (fields {} and {})",
+                    j + 1,
+                    i + 1
+                ),
+            ));
+        }
+    }
+    Ok((header, rows.collect()))
+}
+
+/// A `csv` reader error with its position (the record's first byte and line,
+/// counted in `text`).
+fn csv_error(e: &csv::Error, text: &str) -> InputError {
+    let bytes = text.as_bytes();
+    let mut offset = e.position().map_or(0, |p| p.byte());
+    while matches!(bytes.get(offset as usize), Some(b'\r' | b'\n')) {
+        offset += 1;
+    }
+    let upto = usize::try_from(offset).unwrap_or(0).min(bytes.len());
+    let line = 1 + bytes[..upto].iter().filter(|&&b| b == b'\n').count() as u64;
+    // A stray or unterminated quote is what makes a row's fields come out
+    // wrong: report it rather than the field count it caused.
+    if let Err((at, message)) = check_quoting(&bytes[upto..], offset) {
+        return InputError {
+            offset: at,
+            line: Some(line),
+            field: None,
+            message: message.to_string(),
+        };
+    }
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
+            "the row has {len} fields but the header has {expected_len} (an unquoted comma in a field, or a damaged row)"
+        ),
+        csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_string(),
+        _ => format!("not readable as CSV: {e}"),
+    };
+    InputError {
+        offset,
+        line: Some(line),
+        field: None,
+        message,
+    }
 }
 
 struct Columns<'a> {
@@ -268,40 +409,50 @@ impl Columns<'_> {
     }
 }
 
-fn field<'r>(
-    cols: &Columns<'_>,
-    row: &'r [String],
-    off: u64,
-    name: &str,
-) -> Result<&'r str, InputError> {
+/// The trimmed value of column `name` in `row` (rows have as many fields as the
+/// header: [`parse_csv`] checks), or an error when there is no such column.
+fn field<'r>(cols: &Columns<'_>, row: &'r CsvRow, name: &str) -> Result<&'r str, InputError> {
     let i = cols
         .idx(name)
         .ok_or_else(|| err(0, format!("missing column {name}")))?;
-    row.get(i)
+    row.fields
+        .get(i)
         .map(|s| s.trim())
-        .ok_or_else(|| err(off, format!("row has no {name} field")))
+        .ok_or_else(|| row.error(Some(name), "the row has no such field"))
 }
 
-fn num(cols: &Columns<'_>, row: &[String], off: u64, name: &str) -> Result<u64, InputError> {
-    let s = field(cols, row, off, name)?;
+/// An optional column's value: `None` when the column is absent.
+fn opt_field<'r>(cols: &Columns<'_>, row: &'r CsvRow, name: &str) -> Option<&'r str> {
+    cols.idx(name)
+        .and_then(|i| row.fields.get(i))
+        .map(|s| s.trim())
+}
+
+fn parse_num(row: &CsvRow, name: &str, s: &str) -> Result<u64, InputError> {
     s.parse::<u64>()
-        .map_err(|_| err(off, format!("column {name}: not a number: {s:?}")))
+        .map_err(|_| row.error(Some(name), format!("not a non-negative integer: {s:?}")))
 }
 
-fn opt_num(cols: &Columns<'_>, row: &[String], off: u64, name: &str) -> Option<u64> {
-    cols.has(name)
-        .then(|| num(cols, row, off, name).ok())
-        .flatten()
+fn num(cols: &Columns<'_>, row: &CsvRow, name: &str) -> Result<u64, InputError> {
+    parse_num(row, name, field(cols, row, name)?)
+}
+
+/// An optional number: `None` when the column is absent or the field is empty;
+/// an error when it holds anything but a number.
+fn opt_num(cols: &Columns<'_>, row: &CsvRow, name: &str) -> Result<Option<u64>, InputError> {
+    match opt_field(cols, row, name) {
+        None | Some("") => Ok(None),
+        Some(s) => parse_num(row, name, s).map(Some),
+    }
 }
 
 /// A CSV input: rocprofv3 kernel_trace.csv (current or older columns), rocprof v1
 /// results.csv, or `softgpu inspect --format csv`.
 pub fn from_csv(text: &str) -> Result<Trace, InputError> {
-    let rows = parse_csv(text)?;
-    let Some(((_, header), body)) = rows.split_first() else {
-        return Err(err(0, "empty CSV file"));
+    let (header, body) = parse_csv(text)?;
+    let cols = Columns {
+        header: &header.fields,
     };
-    let cols = Columns { header };
     let mut out = Vec::new();
     if cols.has("Kernel_Name") && (cols.has("Grid_Size_X") || cols.has("Grid_Size")) {
         let inspect = cols.has("Packet_Type");
@@ -321,10 +472,8 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
             ("rocprofv3_csv", "Group_Segment_Size", LdsSemantics::Packet)
         };
         let xyz = cols.has("Grid_Size_X");
-        for (n, (off, row)) in body.iter().enumerate() {
-            let off = *off;
-            if cols.has("Kind") {
-                let k = field(&cols, row, off, "Kind")?;
+        for (n, row) in body.iter().enumerate() {
+            if let Some(k) = opt_field(&cols, row, "Kind") {
                 if !k.is_empty() && !k.eq_ignore_ascii_case("KERNEL_DISPATCH") {
                     continue;
                 }
@@ -335,30 +484,30 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
                 let mut gv = [1u64; 3];
                 let mut wv = [1u64; 3];
                 for i in 0..3 {
-                    gv[i] = num(&cols, row, off, g[i])?;
-                    wv[i] = num(&cols, row, off, w[i])?;
+                    gv[i] = num(&cols, row, g[i])?;
+                    wv[i] = num(&cols, row, w[i])?;
                 }
                 (gv, wv, false)
             } else {
-                let g = num(&cols, row, off, "Grid_Size")?;
-                let w = num(&cols, row, off, "Workgroup_Size")?;
+                let g = num(&cols, row, "Grid_Size")?;
+                let w = num(&cols, row, "Workgroup_Size")?;
                 ([g, 1, 1], [w, 1, 1], true)
             };
             let queue = format!(
                 "{}/{}",
-                field(&cols, row, off, "Agent_Id").unwrap_or(""),
-                field(&cols, row, off, "Queue_Id").unwrap_or("")
+                opt_field(&cols, row, "Agent_Id").unwrap_or(""),
+                opt_field(&cols, row, "Queue_Id").unwrap_or("")
             );
-            let key = opt_num(&cols, row, off, "Dispatch_Id").unwrap_or(n as u64);
+            let key = opt_num(&cols, row, "Dispatch_Id")?.unwrap_or(n as u64);
             out.push((
                 key,
                 queue,
                 Dispatch {
-                    name: normalise_name(field(&cols, row, off, "Kernel_Name")?),
+                    name: normalise_name(field(&cols, row, "Kernel_Name")?),
                     grid,
                     workgroup,
                     totals_only,
-                    group_segment_size: opt_num(&cols, row, off, lds_col),
+                    group_segment_size: opt_num(&cols, row, lds_col)?,
                 },
             ));
         }
@@ -369,23 +518,22 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
         });
     }
     if cols.has("KernelName") && cols.has("grd") && cols.has("wgr") {
-        for (n, (off, row)) in body.iter().enumerate() {
-            let off = *off;
+        for (n, row) in body.iter().enumerate() {
             let queue = format!(
                 "{}/{}",
-                field(&cols, row, off, "gpu-id").unwrap_or(""),
-                field(&cols, row, off, "queue-id").unwrap_or("")
+                opt_field(&cols, row, "gpu-id").unwrap_or(""),
+                opt_field(&cols, row, "queue-id").unwrap_or("")
             );
-            let key = opt_num(&cols, row, off, "Index").unwrap_or(n as u64);
+            let key = opt_num(&cols, row, "Index")?.unwrap_or(n as u64);
             out.push((
                 key,
                 queue,
                 Dispatch {
-                    name: normalise_name(field(&cols, row, off, "KernelName")?),
-                    grid: [num(&cols, row, off, "grd")?, 1, 1],
-                    workgroup: [num(&cols, row, off, "wgr")?, 1, 1],
+                    name: normalise_name(field(&cols, row, "KernelName")?),
+                    grid: [num(&cols, row, "grd")?, 1, 1],
+                    workgroup: [num(&cols, row, "wgr")?, 1, 1],
                     totals_only: true,
-                    group_segment_size: opt_num(&cols, row, off, "lds"),
+                    group_segment_size: opt_num(&cols, row, "lds")?,
                 },
             ));
         }
@@ -395,37 +543,193 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
             queues: group(out),
         });
     }
-    Err(err(
-        0,
-        "CSV header has neither rocprofv3 kernel_trace.csv columns (Kernel_Name, Grid_Size_X) nor rocprof v1 results.csv columns (KernelName, grd, wgr)",
-    ))
+    Err(InputError {
+        offset: header.offset,
+        line: Some(header.line),
+        field: None,
+        message: "CSV header has neither rocprofv3 kernel_trace.csv columns (Kernel_Name, Grid_Size_X) nor rocprof v1 results.csv columns (KernelName, grd, wgr)".to_string(),
+    })
 }
 
-/// A number, or an object `{ "handle": number }`.
-fn json_u64(v: Option<&Value>) -> Option<u64> {
-    match v? {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        Value::Object(o) => json_u64(o.get("handle")),
-        _ => None,
+/// The rocprofv3 JSON document, read strictly into types: a size or id that is
+/// missing, a string, negative or fractional is an error naming its path, not
+/// a 0. Fields this reader does not use are ignored.
+mod rocprof_json {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::Deserialize;
+    use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    #[derive(Deserialize)]
+    pub struct Doc {
+        #[serde(rename = "rocprofiler-sdk-tool")]
+        pub tool: OneOrMany<Process>,
     }
-}
 
-fn json_xyz(v: Option<&Value>) -> Option<[u64; 3]> {
-    let o = v?.as_object()?;
-    Some([
-        json_u64(o.get("x"))?,
-        json_u64(o.get("y")).unwrap_or(1),
-        json_u64(o.get("z")).unwrap_or(1),
-    ])
-}
+    /// One per-process object, or an array of them.
+    pub struct OneOrMany<T>(pub Vec<T>);
 
-/// Objects of an array, or the values of an object.
-fn items(v: Option<&Value>) -> Vec<&serde_json::Map<String, Value>> {
-    match v {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_object).collect(),
-        Some(Value::Object(o)) => o.values().filter_map(Value::as_object).collect(),
-        _ => Vec::new(),
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+                type Value = OneOrMany<T>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object or an array of objects")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some(x) = seq.next_element()? {
+                        v.push(x);
+                    }
+                    Ok(OneOrMany(v))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                    T::deserialize(de::value::MapAccessDeserializer::new(map))
+                        .map(|x| OneOrMany(vec![x]))
+                }
+            }
+            d.deserialize_any(V(PhantomData))
+        }
+    }
+
+    /// An array of objects, or an object whose values are the objects (keys
+    /// ignored).
+    pub struct Items<T>(pub Vec<T>);
+
+    impl<T> Default for Items<T> {
+        fn default() -> Self {
+            Items(Vec::new())
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Items<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+                type Value = Items<T>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an array of objects or an object of objects")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some(x) = seq.next_element()? {
+                        v.push(x);
+                    }
+                    Ok(Items(v))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some((_, x)) = map.next_entry::<de::IgnoredAny, T>()? {
+                        v.push(x);
+                    }
+                    Ok(Items(v))
+                }
+            }
+            d.deserialize_any(V(PhantomData))
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub struct Process {
+        #[serde(default)]
+        pub kernel_symbols: Items<KernelSymbol>,
+        #[serde(default)]
+        pub buffer_records: BufferRecords,
+    }
+
+    #[derive(Deserialize, Default)]
+    pub struct BufferRecords {
+        #[serde(default)]
+        pub kernel_dispatch: Items<DispatchRecord>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct KernelSymbol {
+        pub kernel_id: Id,
+        pub kernel_name: Option<String>,
+        pub demangled_kernel_name: Option<String>,
+        pub formatted_kernel_name: Option<String>,
+    }
+
+    /// A non-negative integer id, or an object `{ "handle": id }` (agent and
+    /// queue ids).
+    #[derive(Deserialize, Clone, Copy)]
+    #[serde(
+        untagged,
+        expecting = "a non-negative integer or an object {\"handle\": integer}"
+    )]
+    pub enum Id {
+        Plain(u64),
+        Handle { handle: u64 },
+    }
+
+    impl Id {
+        pub fn get(self) -> u64 {
+            match self {
+                Id::Plain(v) | Id::Handle { handle: v } => v,
+            }
+        }
+    }
+
+    /// Work-items or a workgroup: all three sizes, non-negative integers.
+    #[derive(Deserialize, Clone, Copy)]
+    pub struct Xyz {
+        pub x: u64,
+        pub y: u64,
+        pub z: u64,
+    }
+
+    /// What a dispatch record says about its dispatch.
+    #[derive(Deserialize, Clone, Copy)]
+    pub struct DispatchInfo {
+        pub kernel_id: Id,
+        pub agent_id: Option<Id>,
+        pub queue_id: Option<Id>,
+        pub dispatch_id: Option<u64>,
+        pub group_segment_size: Option<u64>,
+        pub workgroup_size: Xyz,
+        pub grid_size: Xyz,
+    }
+
+    /// A `kernel_dispatch` buffer record: its fields in `dispatch_info`
+    /// (rocprofiler-sdk's layout), or on the record itself (an older one).
+    pub struct DispatchRecord(pub DispatchInfo);
+
+    #[derive(Deserialize)]
+    struct RawRecord {
+        dispatch_info: Option<DispatchInfo>,
+        kernel_id: Option<Id>,
+        agent_id: Option<Id>,
+        queue_id: Option<Id>,
+        dispatch_id: Option<u64>,
+        group_segment_size: Option<u64>,
+        workgroup_size: Option<Xyz>,
+        grid_size: Option<Xyz>,
+    }
+
+    impl<'de> Deserialize<'de> for DispatchRecord {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let r = RawRecord::deserialize(d)?;
+            if let Some(info) = r.dispatch_info {
+                return Ok(DispatchRecord(info));
+            }
+            let missing = |name| {
+                de::Error::custom(format!(
+                    "a kernel_dispatch record with neither dispatch_info nor {name}"
+                ))
+            };
+            Ok(DispatchRecord(DispatchInfo {
+                kernel_id: r.kernel_id.ok_or_else(|| missing("kernel_id"))?,
+                agent_id: r.agent_id,
+                queue_id: r.queue_id,
+                dispatch_id: r.dispatch_id,
+                group_segment_size: r.group_segment_size,
+                workgroup_size: r.workgroup_size.ok_or_else(|| missing("workgroup_size"))?,
+                grid_size: r.grid_size.ok_or_else(|| missing("grid_size"))?,
+            }))
+        }
     }
 }
 
@@ -443,80 +747,63 @@ fn json_offset(text: &str, line: usize, column: usize) -> u64 {
 
 /// A rocprofv3 JSON document (top-level key `rocprofiler-sdk-tool`, an array of
 /// per-process objects or one object): `buffer_records.kernel_dispatch`, named
-/// through `kernel_symbols`.
+/// through `kernel_symbols`. Strict ([`rocprof_json`]): an error names the
+/// line, the byte offset and the path of the value.
 pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| {
-        err(
-            json_offset(text, e.line(), e.column()),
-            format!("invalid JSON: {e}"),
-        )
-    })?;
-    let tool = doc
-        .get("rocprofiler-sdk-tool")
-        .ok_or_else(|| err(0, "no top-level key rocprofiler-sdk-tool"))?;
-    let procs: Vec<&Value> = match tool {
-        Value::Array(a) => a.iter().collect(),
-        o @ Value::Object(_) => vec![o],
-        _ => {
-            return Err(err(
-                0,
-                "rocprofiler-sdk-tool is neither an array nor an object",
-            ));
-        }
+    let at = |e: &serde_json::Error, path: Option<String>| InputError {
+        offset: json_offset(text, e.line(), e.column()),
+        line: Some(e.line() as u64),
+        field: path,
+        message: json_message(e),
     };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let doc: rocprof_json::Doc = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        at(e.inner(), (path != ".").then_some(path))
+    })?;
+    de.end().map_err(|e| at(&e, None))?;
     let mut rows = Vec::new();
     let mut n = 0u64;
-    for (pi, p) in procs.iter().enumerate() {
+    for (pi, p) in doc.tool.0.iter().enumerate() {
         let mut names: BTreeMap<u64, String> = BTreeMap::new();
-        for s in items(p.get("kernel_symbols")) {
-            let Some(id) = json_u64(s.get("kernel_id")) else {
-                continue;
-            };
+        for s in &p.kernel_symbols.0 {
             // The symbol itself first: demangled here it gives the full name a capture
             // shows; `formatted_kernel_name` may be truncated (`--truncate-kernels`).
             let name = [
-                "kernel_name",
-                "demangled_kernel_name",
-                "formatted_kernel_name",
+                &s.kernel_name,
+                &s.demangled_kernel_name,
+                &s.formatted_kernel_name,
             ]
-            .iter()
-            .find_map(|k| s.get(*k).and_then(Value::as_str).filter(|x| !x.is_empty()));
+            .into_iter()
+            .find_map(|x| x.as_deref().filter(|x| !x.is_empty()));
             if let Some(name) = name {
-                names.insert(id, normalise_name(name));
+                names.insert(s.kernel_id.get(), normalise_name(name));
             }
         }
-        let records = p
-            .get("buffer_records")
-            .and_then(|b| b.get("kernel_dispatch"));
-        for r in items(records) {
-            let info = r
-                .get("dispatch_info")
-                .and_then(Value::as_object)
-                .unwrap_or(r);
-            let kid = json_u64(info.get("kernel_id"));
-            let name = match kid {
-                Some(k) => names
-                    .get(&k)
-                    .cloned()
-                    .unwrap_or_else(|| format!("kernel_id {k}")),
-                None => "-".to_string(),
-            };
-            let key = json_u64(info.get("dispatch_id")).unwrap_or(n);
+        for r in &p.buffer_records.kernel_dispatch.0 {
+            let info = r.0;
+            let k = info.kernel_id.get();
+            let name = names
+                .get(&k)
+                .cloned()
+                .unwrap_or_else(|| format!("kernel_id {k}"));
+            let key = info.dispatch_id.unwrap_or(n);
             n += 1;
             let queue = format!(
                 "{pi}/{}/{}",
-                json_u64(info.get("agent_id")).unwrap_or(0),
-                json_u64(info.get("queue_id")).unwrap_or(0)
+                info.agent_id.map_or(0, rocprof_json::Id::get),
+                info.queue_id.map_or(0, rocprof_json::Id::get)
             );
+            let xyz = |v: rocprof_json::Xyz| [v.x, v.y, v.z];
             rows.push((
                 key,
                 queue,
                 Dispatch {
                     name,
-                    grid: json_xyz(info.get("grid_size")).unwrap_or([0; 3]),
-                    workgroup: json_xyz(info.get("workgroup_size")).unwrap_or([0; 3]),
+                    grid: xyz(info.grid_size),
+                    workgroup: xyz(info.workgroup_size),
                     totals_only: false,
-                    group_segment_size: json_u64(info.get("group_segment_size")),
+                    group_segment_size: info.group_segment_size,
                 },
             ));
         }
@@ -526,6 +813,20 @@ pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
         lds: LdsSemantics::Packet,
         queues: group(rows),
     })
+}
+
+/// A serde_json error's message without its " at line L column C" tail (the
+/// position is reported separately).
+fn json_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let tail = format!(" at line {} column {}", e.line(), e.column());
+    let msg = full.strip_suffix(&tail).unwrap_or(&full);
+    match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            format!("invalid JSON: {msg}")
+        }
+        _ => msg.to_string(),
+    }
 }
 
 /// Comparison level.
@@ -771,10 +1072,25 @@ mod tests {
 
     #[test]
     fn csv_quotes_commas_and_crlf() {
-        let rows = parse_csv("a,\"b,c\",\"d\"\"e\"\r\n1,2,3\n").unwrap();
-        assert_eq!(rows[0].1, vec!["a", "b,c", "d\"e"]);
-        assert_eq!(rows[1], (16, vec!["1".into(), "2".into(), "3".into()]));
+        let (header, rows) = parse_csv("a,\"b,c\",\"d\"\"e\"\r\n1,2,3\n").unwrap();
+        assert_eq!(header.fields, vec!["a", "b,c", "d\"e"]);
+        assert_eq!(rows[0].offset, 16);
+        assert_eq!(rows[0].line, 2);
+        assert_eq!(rows[0].fields, vec!["1", "2", "3"]);
         assert_eq!(parse_csv("a,\"b").unwrap_err().offset, 2);
+    }
+
+    #[test]
+    fn stray_quotes_are_errors_at_their_byte() {
+        for (text, at) in [
+            ("a,b\nx,y\"z\n", 7),
+            ("a,b\n\"x\"y,z\n", 7),
+            ("a,b\nx,\"y\n", 6),
+        ] {
+            let e = parse_csv(text).unwrap_err();
+            assert_eq!(e.offset, at, "{text:?}: {e}");
+            assert_eq!(e.line, Some(2), "{text:?}: {e}");
+        }
     }
 
     #[test]

@@ -196,6 +196,90 @@ impl ElfMachine {
     }
 }
 
+/// Every AMDGCN `EF_AMDGPU_MACH` value of the ELF format and the processor it
+/// names, by value: the `EF_AMDGPU_MACH_AMDGCN_*` constants of LLVM's
+/// `BinaryFormat/ELF.h` and ROCr's `amd_hsa_elf.h`, up to gfx9-4-generic
+/// (0x5f); reserved values are left out. LLVM 21 names 0x49 gfx1250 (ROCr
+/// 6.4's header still calls it reserved) and no longer names gfx940 and gfx941
+/// (0x40, 0x4b), which LLVM 15 and ROCr do; `tests/real_code_objects.rs`
+/// checks every value against llvm-readobj 21 and 15. Code objects name
+/// their processor with these whether or not SoftGPU models it; every
+/// descriptor's `elf_machine` must map to its `id` here (checked when the
+/// registry is validated), so the registry and this table cannot disagree.
+pub static ELF_MACHINES: &[(u32, &str)] = &[
+    (0x20, "gfx600"),
+    (0x21, "gfx601"),
+    (0x22, "gfx700"),
+    (0x23, "gfx701"),
+    (0x24, "gfx702"),
+    (0x25, "gfx703"),
+    (0x26, "gfx704"),
+    (0x28, "gfx801"),
+    (0x29, "gfx802"),
+    (0x2a, "gfx803"),
+    (0x2b, "gfx810"),
+    (0x2c, "gfx900"),
+    (0x2d, "gfx902"),
+    (0x2e, "gfx904"),
+    (0x2f, "gfx906"),
+    (0x30, "gfx908"),
+    (0x31, "gfx909"),
+    (0x32, "gfx90c"),
+    (0x33, "gfx1010"),
+    (0x34, "gfx1011"),
+    (0x35, "gfx1012"),
+    (0x36, "gfx1030"),
+    (0x37, "gfx1031"),
+    (0x38, "gfx1032"),
+    (0x39, "gfx1033"),
+    (0x3a, "gfx602"),
+    (0x3b, "gfx705"),
+    (0x3c, "gfx805"),
+    (0x3d, "gfx1035"),
+    (0x3e, "gfx1034"),
+    (0x3f, "gfx90a"),
+    (0x40, "gfx940"),
+    (0x41, "gfx1100"),
+    (0x42, "gfx1013"),
+    (0x43, "gfx1150"),
+    (0x44, "gfx1103"),
+    (0x45, "gfx1036"),
+    (0x46, "gfx1101"),
+    (0x47, "gfx1102"),
+    (0x48, "gfx1200"),
+    (0x49, "gfx1250"),
+    (0x4a, "gfx1151"),
+    (0x4b, "gfx941"),
+    (0x4c, "gfx942"),
+    (0x4e, "gfx1201"),
+    (0x4f, "gfx950"),
+    (0x51, "gfx9-generic"),
+    (0x52, "gfx10-1-generic"),
+    (0x53, "gfx10-3-generic"),
+    (0x54, "gfx11-generic"),
+    (0x55, "gfx1152"),
+    (0x58, "gfx1153"),
+    (0x59, "gfx12-generic"),
+    (0x5f, "gfx9-4-generic"),
+];
+
+/// The processor an `EF_AMDGPU_MACH` value names: the registry's descriptor
+/// id when this build models the processor, else the [`ELF_MACHINES`] name
+/// (the two agree: see there). `None` for a value no processor has.
+pub fn processor_of_machine(m: ElfMachine) -> Option<&'static str> {
+    let m = m.0 & ElfMachine::MASK;
+    DESCRIPTORS
+        .iter()
+        .find(|d| d.elf_machine == m)
+        .map(|d| d.id)
+        .or_else(|| {
+            ELF_MACHINES
+                .iter()
+                .find(|(v, _)| *v == m)
+                .map(|(_, name)| *name)
+        })
+}
+
 /// What one HIP version does with a target, as measured by
 /// `tests/isa_hip_acceptance.rs`: a SoftGPU virtual agent with this target, a HIP
 /// program that counts devices and reads their properties, and the same program
@@ -277,6 +361,12 @@ pub struct TargetDescriptor {
 
 /// The prefix of every ISA name.
 pub const ISA_PREFIX: &str = "amdgcn-amd-amdhsa--";
+
+/// How the product name of every SoftGPU virtual GPU agent begins
+/// ([`TargetDescriptor::product_name`]). A runtime below the shim whose GPU
+/// agents carry such names is a SoftGPU copy standing in for ROCr, so nothing
+/// ran there: the runtime and the report view both tell it by this prefix.
+pub const STAND_IN_PREFIX: &str = "SoftGPU virtual";
 
 /// Every descriptor compiled into this build, in registry order (the order in
 /// which the cargo features are listed: gfx9, gfx94, gfx95, gfx10, gfx11, gfx12).
@@ -707,6 +797,23 @@ fn validate(entries: &[&TargetDescriptor]) -> Result<(), RegistryError> {
             }
         }
     }
+    // After the duplicate checks, so a duplicate is reported as one.
+    for d in entries {
+        match ELF_MACHINES.iter().find(|(v, _)| *v == d.elf_machine) {
+            Some((_, name)) if *name == d.id => {}
+            other => {
+                return Err(inconsistent(
+                    d,
+                    format!(
+                        "ELF machine {:#x} names {} in the ELF format, not {}",
+                        d.elf_machine,
+                        other.map_or("no processor", |(_, n)| n),
+                        d.id
+                    ),
+                ));
+            }
+        }
+    }
     // Every name with its owner and kind, in registry order.
     let mut names: Vec<(String, usize, NameKind)> = Vec::new();
     for (i, d) in entries.iter().enumerate() {
@@ -776,6 +883,13 @@ mod tests {
         let r = registry();
         assert!(r.ok(), "{:?}", r.error());
         assert!(r.descriptors().iter().all(|d| !d.supports_execution));
+    }
+
+    #[test]
+    fn every_virtual_agent_product_name_begins_with_the_stand_in_prefix() {
+        for d in DESCRIPTORS {
+            assert!(d.product_name.starts_with(STAND_IN_PREFIX), "{}", d.id);
+        }
     }
 
     #[test]

@@ -13,10 +13,11 @@
 //! forged handle is an error, never a dangling pointer.
 
 use std::alloc::Layout;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::abi::HsaStatus;
-use crate::code_object::{self, CodeObject, KernelDescriptor, SymbolKind};
+use crate::code_object::{self, CodeObject, KernelDescriptor, KernelMetadata, SymbolKind};
 
 const READER_TAG: u64 = 0x5347_5200_0000_0000; // "SGR"
 const EXEC_TAG: u64 = 0x5347_4500_0000_0000; // "SGE"
@@ -221,7 +222,21 @@ pub fn load(
         return Err(HsaStatus::ERROR_INVALID_CODE_OBJECT);
     }
     let base = base as u64;
-    let entries = symbol_entries(&co, exec, agent_index, base);
+    // Every metadata note's kernels, merged (Tensile code objects hold one
+    // note per kernel), indexed once: a code object can hold thousands.
+    let md_of: HashMap<&str, &KernelMetadata> = co
+        .metadata()
+        .map(|m| m.kernels.iter().map(|k| (k.symbol.as_str(), k)).collect())
+        .unwrap_or_default();
+    if let Some(p) = co.metadata_problems().first() {
+        tracing::warn!(
+            "softgpu: hsa_executable_load_agent_code_object: {} metadata problem(s), the first at note offset {}: {}; kernels without usable metadata are checked from their kernel descriptors only",
+            co.metadata_problems().len(),
+            p.note_offset,
+            p.error
+        );
+    }
+    let entries = symbol_entries(&co, &md_of, exec, agent_index, base);
     let kernels: Vec<(u64, String)> = entries
         .iter()
         .filter(|e| e.kind == SymbolKind::Kernel)
@@ -231,7 +246,7 @@ pub fn load(
         .iter()
         .filter(|e| e.kind == SymbolKind::Kernel)
         .map(|e| {
-            let md = co.metadata().and_then(|m| m.kernel(&e.name));
+            let md = md_of.get(e.name.as_str()).copied();
             let kd = e.kd.unwrap_or_default();
             crate::capture::KernelMeta {
                 kernel_object: e.address,
@@ -257,7 +272,7 @@ pub fn load(
         let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
         let map = k.get_or_insert_with(Default::default);
         for e in entries.iter().filter(|e| e.kind == SymbolKind::Kernel) {
-            let md = co.metadata().and_then(|m| m.kernel(&e.name));
+            let md = md_of.get(e.name.as_str()).copied();
             let kd = e.kd.unwrap_or_default();
             map.insert(
                 e.address,
@@ -275,7 +290,7 @@ pub fn load(
                     reqd_workgroup_size: md
                         .and_then(|m| m.reqd_workgroup_size)
                         .map(|r| [r[0] as u32, r[1] as u32, r[2] as u32]),
-                    runtime_blit: crate::capture::is_runtime_blit_kernel(&e.name),
+                    runtime_blit: crate::aql::is_runtime_blit_kernel(&e.name),
                 },
             );
         }
@@ -307,13 +322,19 @@ pub fn load(
     })
 }
 
-fn symbol_entries(co: &CodeObject, exec: u64, agent_index: usize, base: u64) -> Vec<SymbolEntry> {
+fn symbol_entries(
+    co: &CodeObject,
+    md_of: &HashMap<&str, &KernelMetadata>,
+    exec: u64,
+    agent_index: usize,
+    base: u64,
+) -> Vec<SymbolEntry> {
     co.symbols
         .iter()
         .filter(|s| matches!(s.kind, SymbolKind::Kernel | SymbolKind::Variable))
         .map(|s| {
             let kd = co.kernel_descriptor(s);
-            let md = co.metadata().and_then(|m| m.kernel(&s.name));
+            let md = md_of.get(s.name.as_str()).copied();
             let kernarg_size = md
                 .map(|m| m.kernarg_segment_size as u32)
                 .or(kd.map(|k| k.kernarg_size))
@@ -415,7 +436,7 @@ pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::interpose::for
                     private_segment_fixed_size: r.private_segment_size,
                     max_flat_workgroup_size: 0,
                     reqd_workgroup_size: None,
-                    runtime_blit: crate::capture::is_runtime_blit_kernel(&r.name),
+                    runtime_blit: crate::aql::is_runtime_blit_kernel(&r.name),
                 },
             );
         }

@@ -1,13 +1,22 @@
-//! Turning captured records into report rows: the JSONL object of
-//! `docs`/`INTERFACES.md`, table lines and CSV rows. Pure: no I/O.
+//! The report view: what a captured record means to a reader, shared by the
+//! CLI's reports (`softgpu inspect`, `run`) and the dispatch streams `softgpu
+//! diff` compares. Labels and summary wording for the capture's mode, resolved
+//! kernel names and targets, the JSONL object of `INTERFACES.md`, table lines
+//! and CSV rows. Pure: no I/O.
+//!
+//! Layers point one way: `cli` uses `diff` and this module, `diff` uses this
+//! module, and this module uses `capture` (the format) and `aql` (the packet
+//! layer): never the other way round.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::abi::PacketType;
-use crate::aql::{DecodedPacket, LABEL_NOT_KERNEL_SUCCESS, Reason, ReasonSet, Status};
-use crate::capture::{Capture, CaptureHeader, CapturedRecord, KernargClass, LABEL_OBSERVED};
+use crate::aql::{
+    DecodedPacket, LABEL_NOT_KERNEL_SUCCESS, LABEL_OBSERVED, Reason, ReasonSet, Status,
+};
+use crate::capture::{AgentKind, Capture, CaptureHeader, CapturedRecord, KernargClass};
 
 /// `0x` + lower-case hex, no padding.
 pub fn hex(v: u64) -> String {
@@ -55,6 +64,18 @@ pub fn result_label(header: &CaptureHeader, status: Status) -> Option<&'static s
     (!header.is_observe() && status == Status::Validated).then_some(LABEL_NOT_KERNEL_SUCCESS)
 }
 
+/// Whether the runtime below the shim was itself a SoftGPU copy standing in
+/// for ROCr (as in the tests): a capture not recorded in virtual mode whose GPU
+/// agents carry SoftGPU's product names ([`crate::isa::STAND_IN_PREFIX`]).
+/// Then nothing ran, even in observe mode.
+pub fn over_stand_in(header: &CaptureHeader) -> bool {
+    header.mode != "virtual"
+        && header
+            .agents
+            .iter()
+            .any(|a| a.kind == AgentKind::Gpu && a.name.starts_with(crate::isa::STAND_IN_PREFIX))
+}
+
 /// The counts part of a summary line, worded for the capture's mode:
 /// `N dispatches validated (diagnostic_complete_no_execution, not_kernel_success),
 /// M rejected, B barriers`, or for an observe-mode capture `N dispatches observed
@@ -63,7 +84,7 @@ pub fn result_label(header: &CaptureHeader, status: Status) -> Option<&'static s
 /// rejected records.
 pub fn counts_summary(cap: &Capture) -> String {
     let c = cap.counts();
-    if cap.header.is_observe() && cap.header.over_stand_in() {
+    if cap.header.is_observe() && over_stand_in(&cap.header) {
         format!(
             "{} dispatches observed and forwarded to the runtime below, a SoftGPU stand-in (kernels did not run there either), {} with findings, {} barriers",
             c.records.saturating_sub(c.barriers),
@@ -351,17 +372,9 @@ pub const CSV_COLUMNS: &[&str] = &[
     "Raw",
 ];
 
-/// A CSV field, quoted when it holds a comma, quote or line break.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// One CSV row, in [`CSV_COLUMNS`] order.
-pub fn csv_row(v: &View<'_>) -> String {
+/// One CSV row's fields, in [`CSV_COLUMNS`] order (unquoted: the `csv`
+/// writer quotes a field when it holds a comma, quote or line break).
+pub fn csv_row(v: &View<'_>) -> Vec<String> {
     let r = v.rec;
     let d = &v.dec;
     let opt = |o: Option<String>| o.unwrap_or_default();
@@ -369,7 +382,7 @@ pub fn csv_row(v: &View<'_>) -> String {
     let grid = d.grid.map(|g| g.map(|x| x.to_string()));
     let at =
         |a: &Option<[String; 3]>, i: usize| a.as_ref().map(|t| t[i].clone()).unwrap_or_default();
-    let fields: Vec<String> = vec![
+    vec![
         d.type_name.to_ascii_uppercase(),
         opt(v.agent_index.map(|a| a.to_string())),
         r.queue_id.to_string(),
@@ -405,12 +418,16 @@ pub fn csv_row(v: &View<'_>) -> String {
         r.observed_ns.to_string(),
         r.done_ns.to_string(),
         raw_hex(&r.raw),
-    ];
-    fields
-        .iter()
-        .map(|f| csv_field(f))
-        .collect::<Vec<_>>()
-        .join(",")
+    ]
+}
+
+/// A CSV writer over `out` as every CSV report is written: RFC 4180, fields
+/// quoted only when needed, `\n` line ends.
+pub fn csv_writer<W: std::io::Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
 }
 
 #[cfg(test)]
@@ -436,6 +453,10 @@ mod tests {
 
     #[test]
     fn an_observe_capture_over_a_softgpu_stand_in_never_says_kernels_ran() {
+        assert!(
+            "SoftGPU virtual gfx90a (MI210 model, no execution)"
+                .starts_with(crate::isa::STAND_IN_PREFIX)
+        );
         let mut cap = capture_with("observe", &[Status::Validated]);
         cap.header.agents.push(crate::capture::AgentDesc {
             index: 1,
@@ -520,7 +541,7 @@ mod tests {
             let v = ctx.view(r);
             assert_eq!(v.label, LABEL_OBSERVED);
             assert!(!v.json().contains("not_kernel_success"));
-            assert!(csv_row(&v).contains(LABEL_OBSERVED));
+            assert!(csv_row(&v).iter().any(|f| f == LABEL_OBSERVED));
         }
     }
 
@@ -548,8 +569,10 @@ mod tests {
 
     #[test]
     fn csv_fields_are_quoted_only_when_needed() {
-        assert_eq!(csv_field("abc"), "abc");
-        assert_eq!(csv_field("f(int, int)"), "\"f(int, int)\"");
-        assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
+        let mut w = csv_writer(Vec::new());
+        w.write_record(["abc", "f(int, int)", "a\"b", "", "x\ny"])
+            .unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text, "abc,\"f(int, int)\",\"a\"\"b\",,\"x\ny\"\n");
     }
 }
