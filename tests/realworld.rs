@@ -178,35 +178,55 @@ fn command(
     argv: &[String],
     stand_ins: bool,
 ) -> Command {
-    let mut inner: Vec<String> = vec![
+    let script = repo()
+        .join("integration/realworld/with-amdgpu-stand-ins")
+        .display()
+        .to_string();
+    let assign = |pairs: &mut dyn Iterator<Item = &(String, String)>| -> Vec<String> {
+        pairs.map(|(k, v)| format!("{k}={v}")).collect()
+    };
+    let env_i: Vec<String> = vec![
         "/usr/bin/env".into(),
         "-i".into(),
         "-C".into(),
         cwd.seen.clone(),
     ];
-    inner.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-    inner.extend(argv.iter().cloned());
     let mut full: Vec<String> = Vec::new();
-    if stand_ins {
-        full.push(
-            repo()
-                .join("integration/realworld/with-amdgpu-stand-ins")
-                .display()
-                .to_string(),
-        );
-        match hip {
-            Hip::V5_2 => full.extend(["/".into(), "--lsmod".into(), "--".into()]),
-            Hip::V6_4 => full.extend([sid_root().display().to_string(), "--".into()]),
+    match (hip, stand_ins) {
+        (Hip::V5_2, false) => {
+            full.extend(env_i);
+            full.extend(assign(&mut env.iter()));
+        }
+        // On the host the stand-ins go inside the neutral environment, so that the stand-in
+        // `lsmod` the script puts first on PATH stays there; the preloads come last, for the
+        // program alone.
+        (Hip::V5_2, true) => {
+            full.extend(env_i);
+            full.extend(assign(&mut env.iter().filter(|(k, _)| k != "LD_PRELOAD")));
+            full.extend([
+                script,
+                "/".into(),
+                "--lsmod".into(),
+                "--".into(),
+                "/usr/bin/env".into(),
+            ]);
+            full.extend(assign(&mut env.iter().filter(|(k, _)| k == "LD_PRELOAD")));
+        }
+        // For the chroot, the namespace is made on the host, around scripts/sid-chroot.
+        (Hip::V6_4, _) => {
+            if stand_ins {
+                full.extend([script, sid_root().display().to_string(), "--".into()]);
+            }
+            full.extend([
+                repo().join("scripts/sid-chroot").display().to_string(),
+                "--run".into(),
+                "--".into(),
+            ]);
+            full.extend(env_i);
+            full.extend(assign(&mut env.iter()));
         }
     }
-    if hip == Hip::V6_4 {
-        full.extend([
-            repo().join("scripts/sid-chroot").display().to_string(),
-            "--run".into(),
-            "--".into(),
-        ]);
-    }
-    full.extend(inner);
+    full.extend(argv.iter().cloned());
     let mut cmd = Command::new(&full[0]);
     cmd.args(&full[1..]).stdin(Stdio::null());
     if hip == Hip::V6_4 {
