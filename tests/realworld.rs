@@ -805,8 +805,41 @@ struct Outcome {
 fn outcome(p: &Program) -> Arc<Outcome> {
     static CACHE: Cache<Arc<Outcome>> = OnceLock::new();
     once(&CACHE, format!("{}/{}", p.hip.label(), p.id), || {
-        Arc::new(run_program(p))
+        let o = run_program(p);
+        record_timing(p, &o);
+        Arc::new(o)
     })
+}
+
+/// One line per program run, appended to `target/tmp/realworld/runs.tsv` (a measurement for
+/// the docs, never asserted on): HIP version, program, seconds, processes, launches,
+/// dispatches, verdict.
+fn record_timing(p: &Program, o: &Outcome) {
+    use std::io::Write;
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("realworld/runs.tsv");
+    let _ = std::fs::create_dir_all(path.parent().unwrap());
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let _ = writeln!(
+            f,
+            "{}\t{}\t{}\t{:.1}\t{}\t{}\t{}\t{}",
+            std::process::id(),
+            p.hip.label(),
+            p.id,
+            o.elapsed.as_secs_f64(),
+            o.processes,
+            o.launches,
+            o.dispatches,
+            if o.problems.is_empty() {
+                "ok"
+            } else {
+                "FAILED"
+            }
+        );
+    }
 }
 
 fn run_program(p: &Program) -> Outcome {

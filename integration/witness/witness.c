@@ -26,7 +26,8 @@
  *   grid       work-items (blocks x block size; hipExtModuleLaunchKernel takes work-items)
  *   block      the block size
  *   stream     the stream handle as passed ("0x0" for the null stream), spt: the call is a
- *              per-thread-default-stream (_spt) variant, device: the calling thread's device
+ *              per-thread-default-stream (_spt) variant, device: the calling thread's device,
+ *              stream_device: the stream's device (-1: unknown, HIP 5.2 cannot say)
  *   capturing  the stream was capturing into a graph (the launch became a node, not a dispatch)
  * Multi-device launches write one line per entry ("part": its index). hipGraphLaunch writes
  * the kernel nodes of the executable graph ("nodes", each with name, grid, block), as they were
@@ -220,6 +221,7 @@ typedef const char *(*name_by_ptr_fn)(const void *, hipStream_t);
 typedef const char *(*name_ref_fn)(hipFunction_t);
 typedef hipError_t (*get_device_fn)(int *);
 typedef hipError_t (*is_capturing_fn)(hipStream_t, hipStreamCaptureStatus *);
+typedef hipError_t (*stream_device_fn)(hipStream_t, hipDevice_t *);
 
 static const char *name_by_ptr(const void *f, hipStream_t s) {
     name_by_ptr_fn fn = REAL(name_by_ptr_fn, "hipKernelNameRefByPtr");
@@ -342,11 +344,28 @@ static void items(struct launch *l, uint32_t gx, uint32_t gy, uint32_t gz, uint3
 /* The head of a launch line: everything but the end. Helper calls only after success. */
 static void launch_head(struct line *out, const struct launch *l, hipError_t status,
                         unsigned long long end) {
-    int device = -1, capturing = 0;
+    int device = -1, stream_device = -1, capturing = 0;
     if (status == hipSuccess) {
         get_device_fn gd = REAL(get_device_fn, "hipGetDevice");
         if (gd && gd(&device) != hipSuccess)
             device = -1;
+        /* The stream's own device (HIP 6.4 has hipStreamGetDevice; HIP 5.2 does not export it,
+         * and -1 then says unknown). */
+        if (!is_null_stream(l->stream) && !is_per_thread(l->stream, l->spt)) {
+            static stream_device_fn sd;
+            static int looked;
+            if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&sd, (stream_device_fn)dlsym(RTLD_NEXT, "hipStreamGetDevice"),
+                                 __ATOMIC_RELAXED);
+                __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+            }
+            stream_device_fn f = __atomic_load_n(&sd, __ATOMIC_RELAXED);
+            hipDevice_t d = -1;
+            if (f && f(l->stream, &d) == hipSuccess)
+                stream_device = d;
+        } else {
+            stream_device = device;
+        }
         if (!is_null_stream(l->stream) || is_per_thread(l->stream, l->spt)) {
             is_capturing_fn ic = REAL(is_capturing_fn, "hipStreamIsCapturing");
             hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
@@ -364,11 +383,11 @@ static void launch_head(struct line *out, const struct launch *l, hipError_t sta
     line_str(out, l->name);
     line_put(out,
              ",\"grid\":[%llu,%llu,%llu],\"block\":[%u,%u,%u],\"shared\":%zu,\"stream\":\"0x%llx\","
-             "\"spt\":%s,\"device\":%d,\"capturing\":%s",
+             "\"spt\":%s,\"device\":%d,\"stream_device\":%d,\"capturing\":%s",
              (unsigned long long)l->grid[0], (unsigned long long)l->grid[1],
              (unsigned long long)l->grid[2], l->block[0], l->block[1], l->block[2], l->shared,
              (unsigned long long)(uintptr_t)l->stream, l->spt ? "true" : "false", device,
-             capturing < 0 ? "null" : capturing ? "true" : "false");
+             stream_device, capturing < 0 ? "null" : capturing ? "true" : "false");
     if (l->part >= 0)
         line_put(out, ",\"part\":%d", l->part);
 }

@@ -7,7 +7,9 @@
 //!   exactly once, with the same kernel symbol, grid (work-items) and workgroup;
 //! - on its stream's queue: each stream's launches land on one queue (a queue may serve several
 //!   streams, as HIP shares hardware queues between streams), and the mapping is inferred from
-//!   the capture and checked to be consistent;
+//!   the capture and checked to be consistent. Cooperative launches are the exception HIP makes:
+//!   they go to the device's cooperative queue (one per device, for all streams), so they are
+//!   checked as the launches of that queue;
 //! - in order: a stream's launches are captured in the order of their calls; calls that
 //!   overlapped in time (racing threads on one stream) may be captured in either order;
 //! - a `hipGraphLaunch` contributes the kernel nodes of its executable graph, each exactly once,
@@ -58,6 +60,8 @@ pub struct Launch {
     pub stream: u64,
     pub spt: bool,
     pub device: i64,
+    /// The stream's device (-1: the witness could not tell; then `device` is used).
+    pub stream_device: i64,
     /// None: the witness could not tell.
     pub capturing: Option<bool>,
     /// Graph launches: the executable graph's kernel nodes (None: the witness does not know the
@@ -151,6 +155,7 @@ pub fn parse_witness(text: &str) -> Result<Vec<Event>, String> {
             stream: hex(&v["stream"]).ok_or_else(|| bad("no stream"))?,
             spt: v["spt"].as_bool().ok_or_else(|| bad("no spt"))?,
             device: v["device"].as_i64().ok_or_else(|| bad("no device"))?,
+            stream_device: v["stream_device"].as_i64().unwrap_or(-1),
             capturing: v["capturing"].as_bool(),
             nodes,
             is_graph,
@@ -312,6 +317,14 @@ impl StreamState {
 /// default stream per thread; any other handle counts as a new stream after each
 /// `hipStreamDestroy` of it (HIP may hand the address out again).
 fn stream_name(l: &Launch, destroyed: &HashMap<u64, Vec<u64>>) -> String {
+    if l.api.contains("Cooperative") {
+        let device = if l.stream_device >= 0 {
+            l.stream_device
+        } else {
+            l.device
+        };
+        return format!("cooperative queue of device {device}");
+    }
     if l.stream == 2 || (l.spt && l.stream == 0) {
         return format!("per-thread stream of thread {}", l.tid);
     }
@@ -571,6 +584,7 @@ mod tests {
             stream,
             spt: false,
             device: 0,
+            stream_device: 0,
             capturing: Some(false),
             nodes: None,
             is_graph: false,
@@ -739,6 +753,38 @@ mod tests {
             &[dispatch(0, 1, "a", 64, 64), dispatch(1, 2, "a", 64, 64)],
         );
         assert_eq!(v.stream_queues.len(), 2);
+    }
+
+    #[test]
+    fn cooperative_launches_are_checked_on_the_cooperative_queue_not_their_streams() {
+        let coop = |seq, name| {
+            with(launch(seq, 0x1000, name, 128, 64), |l| {
+                l.api = "hipLaunchCooperativeKernel".into()
+            })
+        };
+        let events = [
+            launch(0, 0x1000, "a", 64, 64),
+            coop(2, "c"),
+            launch(4, 0x1000, "b", 64, 64),
+            coop(6, "d"),
+        ];
+        let captured = [
+            dispatch(0, 1, "a", 64, 64),
+            dispatch(1, 4, "c", 128, 64),
+            dispatch(2, 1, "b", 64, 64),
+            dispatch(3, 4, "d", 128, 64),
+        ];
+        let v = ok(&events, &captured);
+        assert_eq!(v.stream_queues["cooperative queue of device 0"], 4);
+        assert_eq!(v.stream_queues["stream 0x1000"], 1);
+        // Two cooperative launches out of order on the cooperative queue fail.
+        let swapped = [
+            captured[0].clone(),
+            dispatch(1, 4, "d", 128, 64),
+            captured[2].clone(),
+            dispatch(3, 4, "c", 128, 64),
+        ];
+        fails(&events, &swapped, "out of order");
     }
 
     #[test]
