@@ -1645,6 +1645,43 @@ fn the_witness_logs_every_kind_of_launch_and_its_capture_agrees_on_hip_6_4() {
 // One test per library and HIP version
 // ---------------------------------------------------------------------------------------------
 
+/// The matrix test records a failing program as `**fails**` and passes once that is blessed, so
+/// a failure is only ever a test failure through its row's own test: every row needs one.
+#[test]
+fn every_library_and_hip_version_of_the_matrix_has_its_own_test() {
+    let src = include_str!("realworld.rs");
+    let at = src
+        .rfind("\nlibrary_tests! {")
+        .expect("the library_tests! invocation");
+    let mut tested: Vec<(String, &str)> = Vec::new();
+    for line in src[at..].lines() {
+        let Some((_, rest)) = line.split_once(": \"") else {
+            continue;
+        };
+        let Some((library, hip)) = rest.split_once("\" on ") else {
+            continue;
+        };
+        tested.push((library.to_string(), hip.trim_end_matches(';').trim()));
+    }
+    let mut rows: Vec<(String, &str)> = Vec::new();
+    for p in programs() {
+        let hip = match p.hip {
+            Hip::V5_2 => "V5_2",
+            Hip::V6_4 => "V6_4",
+        };
+        if !rows.contains(&(p.library.to_string(), hip)) {
+            rows.push((p.library.to_string(), hip));
+        }
+    }
+    let untested: Vec<_> = rows.iter().filter(|r| !tested.contains(r)).collect();
+    let unknown: Vec<_> = tested.iter().filter(|t| !rows.contains(t)).collect();
+    assert!(
+        untested.is_empty() && unknown.is_empty(),
+        "rows without a test: {untested:?}; tests of no row: {unknown:?}"
+    );
+    assert_eq!(tested.len(), rows.len(), "a row tested twice: {tested:?}");
+}
+
 /// One test per (library, HIP version): `cargo test --release --test realworld <name>`.
 macro_rules! library_tests {
     ($($name:ident: $library:literal on $hip:ident;)*) => {
