@@ -143,3 +143,110 @@ pub fn generated_section(file: &str, name: &str, want: &str) {
          SOFTGPU_BLESS=1 to rewrite it. Expected:\n{want}"
     );
 }
+
+/// The Debian sid chroot with HIP 6.4.3 (`scripts/sid-chroot`): `$SOFTGPU_SID_CHROOT`, default
+/// `/var/cache/softgpu/sid`.
+pub fn sid_root() -> PathBuf {
+    std::env::var_os("SOFTGPU_SID_CHROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
+}
+
+/// A file or directory as the host sees it (`host`) and as the program sees it (`seen`: the
+/// same path on the host; inside the chroot, the path below the chroot's root).
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub host: PathBuf,
+    pub seen: String,
+}
+
+impl Place {
+    /// A place on the host, seen under the same path.
+    pub fn host(path: PathBuf) -> Place {
+        let seen = path.display().to_string();
+        Place { host: path, seen }
+    }
+    pub fn join(&self, name: &str) -> Place {
+        Place {
+            host: self.host.join(name),
+            seen: format!("{}/{name}", self.seen),
+        }
+    }
+}
+
+/// How a run under a deadline ended.
+#[derive(Debug)]
+pub struct Ended {
+    pub pid: u32,
+    /// None: still running at the deadline, then killed with its process group.
+    pub status: Option<std::process::ExitStatus>,
+    /// Processes of its group still alive after it exited (then killed).
+    pub stragglers: Vec<u32>,
+    pub elapsed: std::time::Duration,
+}
+
+/// Spawn `cmd` in its own process group and wait for it, at most `deadline`; at the deadline
+/// the whole group gets SIGKILL. Anything of the group still alive after the program exited is
+/// killed too, and reported.
+pub fn run_with_deadline(
+    cmd: &mut std::process::Command,
+    deadline: std::time::Duration,
+) -> std::io::Result<Ended> {
+    use std::os::unix::process::CommandExt;
+    let start = std::time::Instant::now();
+    let mut child = cmd.process_group(0).spawn()?;
+    let pid = child.id();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if start.elapsed() >= deadline {
+            kill_group(pid);
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let elapsed = start.elapsed();
+    let stragglers = group_members(pid);
+    if !stragglers.is_empty() {
+        kill_group(pid);
+    }
+    Ok(Ended {
+        pid,
+        status,
+        stragglers,
+        elapsed,
+    })
+}
+
+/// Live (not zombie) processes whose process group is `pgid`, from /proc.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// SIGKILL to every process of group `pgid`.
+pub fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(std::process::Stdio::null())
+        .status();
+}

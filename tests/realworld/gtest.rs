@@ -1,0 +1,475 @@
+//! Reading a packaged GoogleTest suite's output under the shim.
+//!
+//! Kernels never run under SoftGPU, so a library test that compares what a kernel computed with
+//! a reference fails, and that is expected. A packaged suite therefore counts as passing when it
+//! ran to its end and every failure it reports is a numerical comparison of results. Anything
+//! else (a HIP or library status that is not success, an exception, a crash, a run that never
+//! reaches the final summary) is a failure of the run.
+
+/// One test that gtest reported as failed, with the failure messages printed inside it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Failed {
+    pub name: String,
+    /// Each `file:line: Failure` block (the text up to the next block or the test's end), plus
+    /// anything the test printed that names an error.
+    pub blocks: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Tests started (`[ RUN      ]`).
+    pub ran: usize,
+    pub passed: usize,
+    pub skipped: usize,
+    pub failed: Vec<Failed>,
+    /// The final `[==========] N tests from M test suites ran.` line was printed.
+    pub complete: bool,
+    /// The test running when the output stopped, if it stopped inside one.
+    pub unfinished: Option<String>,
+}
+
+fn test_name(rest: &str) -> String {
+    // "Suite.Name (12 ms)" or "Suite.Name, where GetParam() = ... (3 ms)"
+    let rest = rest.trim();
+    let end = rest
+        .find(", where ")
+        .or_else(|| rest.rfind(" ("))
+        .unwrap_or(rest.len());
+    rest[..end].trim().to_string()
+}
+
+/// Parse gtest's default (colourless) output.
+pub fn parse(out: &str) -> Report {
+    let mut r = Report::default();
+    let mut current: Option<(String, Vec<String>)> = None;
+    let mut block: Option<String> = None;
+    for line in out.lines() {
+        if let Some(rest) = line.strip_prefix("[ RUN      ] ") {
+            r.ran += 1;
+            current = Some((test_name(rest), Vec::new()));
+            block = None;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("[       OK ] ") {
+            if current.as_ref().is_some_and(|(n, _)| *n == test_name(rest)) {
+                r.passed += 1;
+                current = None;
+                block = None;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("[  SKIPPED ] ") {
+            if current.as_ref().is_some_and(|(n, _)| *n == test_name(rest)) {
+                r.skipped += 1;
+                current = None;
+                block = None;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("[  FAILED  ] ") {
+            if let Some((name, mut blocks)) = current.take() {
+                if name == test_name(rest) {
+                    if let Some(b) = block.take() {
+                        blocks.push(b);
+                    }
+                    r.failed.push(Failed { name, blocks });
+                    continue;
+                }
+                current = Some((name, blocks));
+            }
+            continue;
+        }
+        if line.starts_with("[==========] ") && line.contains(" ran.") {
+            r.complete = true;
+            continue;
+        }
+        let Some((_, blocks)) = current.as_mut() else {
+            continue;
+        };
+        if is_failure_head(line) {
+            if let Some(b) = block.take() {
+                blocks.push(b);
+            }
+            block = Some(format!("{line}\n"));
+        } else if let Some(b) = block.as_mut() {
+            b.push_str(line);
+            b.push('\n');
+        }
+    }
+    if let Some((name, _)) = current {
+        r.unfinished = Some(name);
+    }
+    r
+}
+
+/// `path:line: Failure` (gtest) or `unknown file: Failure` (an exception escaped the test).
+fn is_failure_head(line: &str) -> bool {
+    line.ends_with(": Failure") || line.contains(": Failure\r")
+}
+
+/// A number as gtest, the libraries' printers or iostreams print one: integers, decimals,
+/// exponents, hex, `nan`/`inf` with signs, and complex values such as `(1.5,-2)`, `(1.5, 2)`
+/// or `1.5+2i`. A trailing `f` or type suffix is allowed.
+pub fn is_number(s: &str) -> bool {
+    let s = s.trim();
+    if s.is_empty() {
+        return false;
+    }
+    if let Some(body) = s.strip_suffix(['f', 'F']) {
+        if body.parse::<f64>().is_ok() {
+            return true;
+        }
+    }
+    if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+        return inner.split(',').all(is_number);
+    }
+    // A character as gtest prints one: '3' (51, 0x33), '\xD2' (-46), '\0'.
+    if let Some(rest) = s.strip_prefix('\'') {
+        if let Some(end) = rest.rfind('\'') {
+            let (lit, tail) = (&rest[..end], rest[end + 1..].trim());
+            return !lit.is_empty()
+                && lit.chars().count() <= 4
+                && (tail.is_empty() || is_number(tail));
+        }
+    }
+    if let Some(inner) = s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+        return inner.split(',').all(is_number);
+    }
+    // rocPRIM's printer for pairs and custom types: [1234; 1234].
+    if let Some(inner) = s.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        return inner.split([';', ',']).all(is_number);
+    }
+    let t = s.trim_start_matches(['+', '-']).to_ascii_lowercase();
+    if matches!(t.as_str(), "nan" | "inf" | "infinity" | "-nan" | "nan(ind)")
+        || t.starts_with("nan(")
+    {
+        return true;
+    }
+    if let Some(hex) = t.strip_prefix("0x") {
+        return !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
+    }
+    if t.parse::<f64>().is_ok() {
+        return true;
+    }
+    // 1.5+2i / 1.5-2i
+    if let Some(body) = t.strip_suffix('i') {
+        if let Some(pos) = body.rfind(['+', '-']).filter(|&p| p > 0) {
+            return body[..pos].parse::<f64>().is_ok() && body[pos..].parse::<f64>().is_ok();
+        }
+    }
+    false
+}
+
+/// Words that mark a failure as an error of the runtime or the library rather than a wrong
+/// value (case-insensitive).
+const ERROR_MARKS: &[&str] = &[
+    "success",
+    "hiperror",
+    "hip_error",
+    "status_",
+    "_status",
+    "status:",
+    "exception",
+    "abort",
+    "segmentation",
+    "out of memory",
+    "not supported",
+    "not implemented",
+    "unimplemented",
+    "invalid",
+    "failed to",
+    "cannot",
+    "could not",
+];
+
+/// Whether a failure block is a numerical comparison of results: gtest's value comparisons
+/// (`Expected equality of these values`, `The difference between ... exceeds`, binary
+/// comparisons with `actual: X vs Y`) where every value shown is a number, and nothing in it
+/// names an error.
+pub fn is_numerical(block: &str) -> bool {
+    let lower = block.to_ascii_lowercase();
+    if ERROR_MARKS.iter().any(|m| lower.contains(m)) {
+        return false;
+    }
+    let lines: Vec<&str> = block.lines().map(str::trim).collect();
+    // EXPECT_EQ / ASSERT_EQ: both sides' values ("Which is: X", or the expression itself when
+    // it is a literal) are numbers.
+    if lines
+        .iter()
+        .any(|l| l.starts_with("Expected equality of these values:"))
+    {
+        let values: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("Which is: "))
+            .collect();
+        let operands: Vec<&str> = lines
+            .iter()
+            .skip_while(|l| !l.starts_with("Expected equality of these values:"))
+            .skip(1)
+            .filter(|l| !l.starts_with("Which is: "))
+            .take(2)
+            .copied()
+            .collect();
+        return !values.is_empty() && values.iter().all(|v| is_number(v))
+            || operands.len() == 2 && operands.iter().all(|v| is_number(v));
+    }
+    // rocPRIM's bitwise comparison of a result element with the reference: "Expected
+    // strict/bitwise equality of these values:" then "result: X" and "expected: Y", the values
+    // printed as their type prints (characters raw).
+    if lines
+        .iter()
+        .any(|l| l.starts_with("Expected strict/bitwise equality of these values:"))
+    {
+        return lines.iter().any(|l| l.starts_with("result:"))
+            && lines.iter().any(|l| l.starts_with("expected:"));
+    }
+    // EXPECT_NEAR
+    if lines
+        .iter()
+        .any(|l| l.starts_with("The difference between ") && l.contains(" exceeds "))
+    {
+        return true;
+    }
+    // EXPECT_LE and friends: "Expected: (a) <= (b), actual: 1 vs 2"
+    if let Some(l) = lines
+        .iter()
+        .find(|l| l.starts_with("Expected: (") && l.contains(", actual: "))
+    {
+        let (_, actual) = l.split_once(", actual: ").unwrap();
+        return actual.split(" vs ").all(is_number);
+    }
+    // EXPECT_FLOAT_EQ / EXPECT_DOUBLE_EQ print "Expected equality" (handled) ; EXPECT_PRED_FORMAT
+    // helpers of the libraries print their own lines, handled by the callers' allow lists.
+    false
+}
+
+/// Whether a failure block only reports failures of the assertions inside a helper
+/// (`EXPECT_NO_FATAL_FAILURE(helper(...))`: "doesn't generate new fatal failures in the current
+/// thread. Actual: it does."). Such a block is judged by those inner failures, which gtest
+/// reports as blocks of their own.
+pub fn is_derived(block: &str) -> bool {
+    block.contains("doesn't generate new fatal failures in the current thread")
+}
+
+/// The failure blocks of one test that must be judged: all but the derived ones, when there are
+/// others (a derived block alone is judged as it is).
+pub fn judged_blocks(blocks: &[String]) -> Vec<&String> {
+    let own: Vec<&String> = blocks.iter().filter(|b| !is_derived(b)).collect();
+    if own.is_empty() {
+        blocks.iter().collect()
+    } else {
+        own
+    }
+}
+
+/// Whether a failure block is one of a library's own result checks (`marks`: the messages its
+/// test helpers print when computed values differ from the reference, e.g. rocFFT's
+/// `Linf test failed`), and names no error.
+pub fn names_result_check(block: &str, marks: &[&str]) -> bool {
+    let lower = block.to_ascii_lowercase();
+    !ERROR_MARKS.iter().any(|m| lower.contains(m)) && marks.iter().any(|m| block.contains(m))
+}
+
+/// What a Thrust unit-test program printed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThrustReport {
+    /// `Running N unit tests.`
+    pub ran: usize,
+    pub passed: usize,
+    /// (failures, known failures, errors, passes) from the `Totals:` line.
+    pub totals: Option<(usize, usize, usize, usize)>,
+    /// Each `FAILURE: name` block.
+    pub failures: Vec<(String, String)>,
+    /// Each `ERROR: name` block (an exception, e.g. a HIP error thrust turned into one).
+    pub errors: Vec<(String, String)>,
+}
+
+/// Parse the output of Thrust's unit-test driver (rocThrust's `test_thrust_*` programs).
+pub fn parse_thrust(out: &str) -> ThrustReport {
+    let mut r = ThrustReport::default();
+    let mut current: Option<(bool, String, String)> = None;
+    let flush = |r: &mut ThrustReport, c: &mut Option<(bool, String, String)>| {
+        if let Some((is_error, name, block)) = c.take() {
+            if is_error {
+                r.errors.push((name, block));
+            } else {
+                r.failures.push((name, block));
+            }
+        }
+    };
+    for line in out.lines() {
+        if let Some(n) = line.strip_prefix("Running ").and_then(|l| {
+            l.strip_suffix(" unit tests.")
+                .or_else(|| l.strip_suffix(" unit test."))
+        }) {
+            r.ran = n.trim().parse().unwrap_or(0);
+        } else if line.starts_with("================") {
+            flush(&mut r, &mut current);
+        } else if let Some(name) = line.strip_prefix("FAILURE: ") {
+            flush(&mut r, &mut current);
+            current = Some((false, name.trim().to_string(), String::new()));
+        } else if let Some(name) = line.strip_prefix("ERROR: ") {
+            flush(&mut r, &mut current);
+            current = Some((true, name.trim().to_string(), String::new()));
+        } else if let Some(rest) = line.strip_prefix("Totals: ") {
+            flush(&mut r, &mut current);
+            // "9 failures, 0 known failures, 0 errors, and 5 passes."
+            let nums: Vec<usize> = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty())
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            if let [f, k, e, p] = nums.as_slice() {
+                r.totals = Some((*f, *k, *e, *p));
+                r.passed = *p;
+            }
+        } else if let Some((_, _, block)) = current.as_mut() {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    flush(&mut r, &mut current);
+    r
+}
+
+/// Whether a Thrust FAILURE block is a comparison of computed values: Thrust's
+/// `values are not equal`, `values are not approximately equal` or `Sequences are not equal`
+/// (its ASSERT_EQUAL family), naming no error.
+pub fn is_thrust_value_check(block: &str) -> bool {
+    let lower = block.to_ascii_lowercase();
+    let first = block.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    !["exception", "hiperror", "error", "abort"]
+        .iter()
+        .any(|m| lower.contains(m))
+        && (first.contains("values are not equal")
+            || first.contains("values are not approximately equal")
+            || first.contains("Sequences are not equal")
+            || first.contains("Sequences are not approximately equal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+[==========] Running 3 tests from 1 test suite.
+[ RUN      ] s.a
+[       OK ] s.a (0 ms)
+[ RUN      ] s.b/0
+/src/test.cpp:10: Failure
+Expected equality of these values:
+  cpu[i]
+    Which is: 1.5
+  gpu[i]
+    Which is: 0
+[  FAILED  ] s.b/0, where GetParam() = (1, 2) (1 ms)
+[ RUN      ] s.c
+/src/test.cpp:20: Failure
+Expected equality of these values:
+  hipSuccess
+    Which is: 0
+  hipMalloc(&p, n)
+    Which is: 2
+[  FAILED  ] s.c (0 ms)
+[==========] 3 tests from 1 test suite ran. (5 ms total)
+[  PASSED  ] 1 test.
+[  FAILED  ] 2 tests, listed below:
+[  FAILED  ] s.b/0, where GetParam() = (1, 2)
+[  FAILED  ] s.c
+";
+
+    #[test]
+    fn gtest_output_is_read_test_by_test_with_each_failure_block() {
+        let r = parse(SAMPLE);
+        assert!(r.complete);
+        assert_eq!((r.ran, r.passed, r.failed.len()), (3, 1, 2));
+        assert_eq!(r.failed[0].name, "s.b/0");
+        assert_eq!(r.failed[0].blocks.len(), 1);
+        assert!(is_numerical(&r.failed[0].blocks[0]));
+        assert_eq!(r.failed[1].name, "s.c");
+        assert!(
+            !is_numerical(&r.failed[1].blocks[0]),
+            "hipSuccess vs 2 names an error"
+        );
+    }
+
+    #[test]
+    fn output_that_stops_inside_a_test_is_incomplete_and_names_it() {
+        let r =
+            parse("[ RUN      ] s.a\n[       OK ] s.a (0 ms)\n[ RUN      ] s.crash\nsomething\n");
+        assert!(!r.complete);
+        assert_eq!(r.unfinished.as_deref(), Some("s.crash"));
+    }
+
+    #[test]
+    fn numbers_in_every_form_the_libraries_print_are_numbers_and_words_are_not() {
+        for n in [
+            "0", "-1.5e-3", "nan", "-nan", "inf", "0x1f", "(1.5,-2)", "(1, 2)", "1.5+2i", "3f",
+        ] {
+            assert!(is_number(n), "{n}");
+        }
+        for n in ["hipSuccess", "true", "rocblas_status_success", "", "(a,b)"] {
+            assert!(!is_number(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn thrust_output_is_read_with_its_totals_and_each_failure_and_error() {
+        let out = "Running 3 unit tests.\nF.E\n================================================================\n\
+FAILURE: TestSortAscendingKey\n[testing/sort.cu:88] Sequences are not equal [type='int']\n  [0] 30  88\n\
+================================================================\nERROR: TestReduce\n[testing/reduce.cu:1] \
+unknown exception\n================================================================\n\
+Totals: 1 failures, 0 known failures, 1 errors, and 1 passes.\n";
+        let r = parse_thrust(out);
+        assert_eq!(r.ran, 3);
+        assert_eq!(r.totals, Some((1, 0, 1, 1)));
+        assert_eq!(r.failures.len(), 1);
+        assert!(is_thrust_value_check(&r.failures[0].1));
+        assert_eq!(r.errors[0].0, "TestReduce");
+        assert!(!is_thrust_value_check(
+            "[x.cu:1] values are not equal: hipErrorInvalidValue\n"
+        ));
+        assert!(!is_thrust_value_check("[x.cu:1] something else\n"));
+    }
+
+    #[test]
+    fn a_helper_wrapper_block_is_judged_by_the_failures_inside_it() {
+        let inner = "t.hpp:1: Failure\nExpected equality of these values:\n  result\n    Which is: 0\n  expected\n    Which is: 5\n".to_string();
+        let wrapper = "t.cpp:2: Failure\nExpected: assert_near(a, b) doesn't generate new fatal failures in the current thread.\n  Actual: it does.\n".to_string();
+        let both = vec![inner.clone(), wrapper.clone()];
+        assert_eq!(judged_blocks(&both), vec![&inner]);
+        let alone = vec![wrapper.clone()];
+        assert_eq!(judged_blocks(&alone), vec![&wrapper]);
+        assert!(!is_numerical(&wrapper));
+    }
+
+    #[test]
+    fn a_library_result_check_counts_only_when_it_names_no_error() {
+        let b = "x.h:1: Failure\nValue of: diff.l_inf <= linf_cutoff\n  Actual: false\nExpected: true\nLinf test failed.\n";
+        assert!(names_result_check(b, &["Linf test failed"]));
+        assert!(!names_result_check(b, &["L2 test failed"]));
+        assert!(!names_result_check(
+            "Linf test failed. hipErrorOutOfMemory\n",
+            &["Linf test failed"]
+        ));
+    }
+
+    #[test]
+    fn near_and_binary_comparisons_are_numerical_and_errors_in_them_are_not() {
+        assert!(is_numerical(
+            "t.cpp:1: Failure\nThe difference between a and b is 2, which exceeds tol, where\na evaluates to 2,\n"
+        ));
+        assert!(is_numerical(
+            "t.cpp:1: Failure\nExpected: (err) <= (tol), actual: 0.5 vs 0.001\n"
+        ));
+        assert!(!is_numerical(
+            "t.cpp:1: Failure\nExpected: (status) == (0), actual: rocblas_status_invalid_size vs 0\n"
+        ));
+        assert!(!is_numerical(
+            "unknown file: Failure\nC++ exception with description \"boom\" thrown in the test body.\n"
+        ));
+        assert!(!is_numerical(
+            "t.cpp:1: Failure\nValue of: ok\n  Actual: false\nExpected: true\n"
+        ));
+    }
+}
