@@ -146,7 +146,10 @@ fn records_round_trip_through_the_writer_and_reader() {
     let cap = read_file(&path).unwrap();
     assert!(cap.complete);
     assert_eq!(cap.truncated_at, None);
-    assert_eq!(cap.version, (1, 1));
+    assert_eq!(
+        cap.version,
+        (softgpu_hsa::capture::format::FORMAT_MAJOR, softgpu_hsa::capture::format::FORMAT_MINOR)
+    );
     assert_eq!(cap.header, header());
     assert_eq!(cap.queues.len(), 2);
     assert_eq!(
@@ -339,7 +342,11 @@ fn the_capture_file_is_created_with_mode_0600() {
     assert_eq!(mode & 0o777, 0o600);
     w.finish(0, 0).unwrap();
 
-    // An existing, more open file is tightened too.
+    // An existing, more open file is replaced by a new 0600 one. (The old
+    // capture is unlinked first: truncating a capture while its writer runs
+    // would take its mapped ring away from under it.)
+    drop(w);
+    std::fs::remove_file(&path).unwrap();
     std::fs::write(&path, b"old").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let w = CaptureWriter::create(&path, header(), classify()).unwrap();
@@ -418,19 +425,31 @@ fn dropping_without_finish_leaves_an_incomplete_capture_with_every_record() {
 }
 
 #[test]
-fn pushing_into_a_full_ring_after_finish_returns_instead_of_hanging() {
+fn records_pushed_after_finish_are_written_after_the_trailer_as_late_records_never_dropped() {
+    // Threads still launching while the program exits: finish writes the
+    // trailer, and what they push afterwards is still captured, after it, and
+    // the capture says so (it is not complete). The 1.x writer discarded them.
     let path = tmp("push_after_finish");
     let w = CaptureWriter::create_with(&path, header(), classify(), tiny(2)).unwrap();
     let mut q = w.register_queue(1, 1, 64, 0);
-    w.finish(0, 0).unwrap();
-    for i in 0..5 {
+    q.push(&rec(1, 0, barrier_raw(3), Status::Validated, 0));
+    let s = w.finish(0, 0).unwrap();
+    assert_eq!(s.counts.records, 1);
+    let mut late = w.register_queue(2, 1, 64, 0);
+    for i in 1..6 {
         q.push(&rec(1, i, barrier_raw(3), Status::Validated, 0));
     }
-    assert_eq!(
-        w.discarded(),
-        3,
-        "two fit in the ring, three had nowhere to go"
-    );
+    late.push(&rec(2, 0, barrier_raw(3), Status::Validated, 0));
+    assert_eq!(w.discarded(), 0);
+    w.drain();
+    let cap = read_file(&path).unwrap();
+    assert!(!cap.complete, "late records: never complete");
+    assert!(cap.trailer.is_some());
+    assert_eq!(cap.trailer.unwrap().counts.records, 1);
+    assert_eq!(cap.records.len(), 7, "every record, late ones included");
+    assert_eq!(cap.end.late_records, 6);
+    assert_eq!(cap.end.late_queues, vec![1, 2]);
+    assert_eq!(cap.end.recovered, 0, "the writer encoded them all");
     let _ = std::fs::remove_file(&path);
 }
 
@@ -566,7 +585,7 @@ fn kernel_register_counts_and_static_sizes_round_trip_by_kernel_object() {
     w.add_kernel_info(vec![k]);
     w.finish(0, 0).unwrap();
     let cap = read_file(&path).unwrap();
-    assert_eq!(cap.version.1, 1, "KernelInfo frames came with format 1.1");
+    assert!(cap.version >= (1, 1), "KernelInfo frames came with format 1.1");
     assert_eq!(cap.kernels.get(&0x1000), Some(&k));
     let _ = std::fs::remove_file(&path);
 }
