@@ -602,6 +602,20 @@ impl VirtualQueue {
         super::events::wake();
     }
 
+    /// Packets between the processor's position and the write index.
+    fn pending_locked(&self, side: &DrainSide) -> u64 {
+        self.slot
+            .write_dispatch_id
+            .load(Ordering::Acquire)
+            .saturating_sub(side.state.observed_through)
+    }
+
+    /// Packets published (or reserved) and not processed yet.
+    pub fn pending(&self) -> u64 {
+        let side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        self.pending_locked(&side)
+    }
+
     /// Current counters.
     pub fn counts(&self) -> Counts {
         self.drain.lock().unwrap_or_else(|e| e.into_inner()).counts
@@ -634,8 +648,21 @@ impl VirtualQueue {
         r.rejected += side.counts.rejected;
         r.barriers += side.counts.barriers;
         r.stalls += side.counts.stalls;
+        drop(r);
+        // Packets the program published (or reserved) that were never
+        // processed: behind an unsatisfied barrier, or never made valid. The
+        // capture records how many (QueueEnd), and is then never complete.
+        let pending = self.pending_locked(&side);
         if let Some(p) = side.producer.take() {
-            drop(p);
+            p.end(pending, sys::now_ns());
+        }
+        if pending > 0 {
+            tracing::warn!(
+                queue = self.queue_id,
+                pending,
+                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or never published)",
+                self.queue_id
+            );
         }
         drop(side);
         if let Some(a) = arena() {
@@ -664,6 +691,16 @@ pub fn retry_blocked(ctx: &DrainContext) -> bool {
         q.kick(ctx);
     }
     !list.is_empty()
+}
+
+/// `(queue id, packets pending)` for every live queue with packets it has
+/// not processed (for the capture's Trailer at exit).
+pub fn pending_by_queue() -> Vec<(u64, u64)> {
+    (0..MAX_QUEUES)
+        .filter_map(lookup_index)
+        .map(|q| (q.queue_id, q.pending()))
+        .filter(|p| p.1 > 0)
+        .collect()
 }
 
 /// Totals over every queue, live and destroyed.
