@@ -589,3 +589,132 @@ fn kernel_register_counts_and_static_sizes_round_trip_by_kernel_object() {
     assert_eq!(cap.kernels.get(&0x1000), Some(&k));
     let _ = std::fs::remove_file(&path);
 }
+
+// ---------------------------------------------------------------------------
+// Creating the file safely: nothing already at the name is followed, opened,
+// written or chmod-ed
+// ---------------------------------------------------------------------------
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("capture_create")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Files in `dir` other than `keep`: a refused or finished creation leaves
+/// no temporary file behind.
+fn strays(dir: &std::path::Path, keep: &[&str]) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect()
+}
+
+#[test]
+fn a_symlink_planted_at_the_capture_name_is_replaced_and_its_target_left_unchanged() {
+    use std::os::unix::fs::MetadataExt;
+    let d = fresh_dir("symlink");
+    let target = d.join("precious.txt");
+    std::fs::write(&target, b"do not touch").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let before = std::fs::metadata(&target).unwrap();
+    let path = d.join("softgpu-123.sgcap");
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    w.finish(0, 0).unwrap();
+    let after = std::fs::metadata(&target).unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), b"do not touch");
+    assert_eq!(after.mode() & 0o777, 0o644, "the target was not chmod-ed");
+    assert_eq!((after.ino(), after.size()), (before.ino(), before.size()));
+    let at = std::fs::symlink_metadata(&path).unwrap();
+    assert!(at.file_type().is_file(), "the name is now our regular file");
+    assert_eq!(at.mode() & 0o777, 0o600);
+    assert!(read_file(&path).unwrap().complete);
+    assert!(strays(&d, &["precious.txt", "softgpu-123.sgcap"]).is_empty());
+}
+
+#[test]
+fn a_fifo_planted_at_the_capture_name_is_never_opened_so_create_cannot_hang() {
+    let d = fresh_dir("fifo");
+    let path = d.join("softgpu-123.sgcap");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The 1.x writer opened the name for writing: with no reader on the FIFO
+    // that blocks forever. Give it a (generous) deadline on a thread.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = path.clone();
+    std::thread::spawn(move || {
+        let r = CaptureWriter::create(&p, header(), classify()).map(|w| {
+            w.finish(0, 0).unwrap();
+        });
+        let _ = tx.send(r.is_ok());
+    });
+    let ok = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("create blocked on a FIFO at the capture name");
+    assert!(ok);
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_file());
+    assert!(read_file(&path).unwrap().complete);
+}
+
+#[test]
+fn an_existing_regular_file_is_replaced_not_truncated_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let d = fresh_dir("existing");
+    let path = d.join("c.sgcap");
+    std::fs::write(&path, b"an old capture").unwrap();
+    // A hard link shows whether the old inode was written through.
+    let link = d.join("old-link");
+    std::fs::hard_link(&path, &link).unwrap();
+    let old_ino = std::fs::metadata(&path).unwrap().ino();
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    w.finish(0, 0).unwrap();
+    assert_ne!(std::fs::metadata(&path).unwrap().ino(), old_ino);
+    assert_eq!(std::fs::read(&link).unwrap(), b"an old capture");
+    assert!(read_file(&path).unwrap().complete);
+}
+
+#[test]
+fn a_directory_at_the_capture_name_is_refused_with_a_clear_message() {
+    let d = fresh_dir("directory");
+    let path = d.join("c.sgcap");
+    std::fs::create_dir(&path).unwrap();
+    let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("a directory is at the capture's name"), "{msg}");
+    assert!(msg.contains("c.sgcap"), "{msg}");
+    assert!(std::fs::metadata(&path).unwrap().is_dir());
+    assert!(strays(&d, &["c.sgcap"]).is_empty(), "no temporary file left");
+}
+
+#[test]
+fn another_users_file_in_a_sticky_directory_is_refused_not_replaced() {
+    use std::os::unix::fs::MetadataExt;
+    let d = fresh_dir("sticky");
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let path = d.join("softgpu-123.sgcap");
+    std::fs::write(&path, b"someone else's").unwrap();
+    let me = std::fs::metadata(&d).unwrap().uid();
+    let other = if me == 65534 { 65533 } else { 65534 };
+    let st = std::process::Command::new("chown")
+        .arg(other.to_string())
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(st.success(), "chown needs root: run the tests as root (./scripts/setup)");
+    let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("sticky directory"), "{msg}");
+    assert!(msg.contains(&format!("uid {other}")), "{msg}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
+    assert!(strays(&d, &["softgpu-123.sgcap"]).is_empty());
+}

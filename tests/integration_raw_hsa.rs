@@ -2130,3 +2130,45 @@ fn a_forked_child_never_writes_into_its_parents_capture() {
     let s = parse_summary(&e.stderr).unwrap();
     assert_eq!(s.validated, 120, "one summary, the parent's\n{}", e.context());
 }
+
+#[test]
+fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touches_the_target() {
+    let exe = compile("dispatch_valid");
+    let dir = work_dir("planted");
+    let fifo = dir.join("fifo.sgcap");
+    let link = dir.join("link.sgcap");
+    let target = dir.join("precious.txt");
+    for p in [&fifo, &link, &target] {
+        let _ = std::fs::remove_file(p);
+    }
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::write(&target, b"not yours").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (cap, what) in [(&fifo, "a FIFO"), (&link, "a symlink")] {
+        let mut cmd = Command::new(&exe);
+        cmd.current_dir(&dir)
+            .env("LD_PRELOAD", shim())
+            .env("SOFTGPU_MODE", "virtual")
+            .env("SOFTGPU_CAPTURE", cap)
+            .env_remove("SOFTGPU_LOG_FILE")
+            .env_remove("SOFTGPU_TARGET");
+        // The 1.x shim opened the name for writing: on a FIFO with no reader
+        // that blocked hsa_init forever.
+        let out = common::output_within(&mut cmd, RUN_TIMEOUT, &format!("a program with {what} at its capture name"));
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta = std::fs::symlink_metadata(cap).unwrap();
+        assert!(meta.file_type().is_file(), "{what}: the name is now a regular capture");
+        assert!(softgpu_hsa::capture::read_file(cap).unwrap().complete, "{what}");
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"not yours");
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "the symlink's target was not chmod-ed"
+    );
+}

@@ -736,12 +736,17 @@ impl WriterState {
     fn run(mut self) {
         crate::sys::block_termination_signals();
         let _close = CloseOnExit(self.shared.clone());
+        // Passes in a row that found nothing: after a busy pass the writer
+        // yields a few times before it sleeps, so a burst that is still
+        // going on finds it awake.
+        let mut idle: u32 = 0;
         loop {
             let stopping = self.shared.shutdown.load(Ordering::Acquire);
             let n = self.pass();
             self.endings();
             if n > 0 {
                 self.shared.notify();
+                idle = 0;
             }
             if stopping && n == 0 {
                 self.take_controls();
@@ -750,7 +755,12 @@ impl WriterState {
                 return;
             }
             if n == 0 {
-                std::thread::park_timeout(self.options.poll_interval);
+                idle = idle.saturating_add(1);
+                if idle < 32 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::park_timeout(self.options.poll_interval);
+                }
             }
         }
     }
