@@ -2172,3 +2172,18 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
         "the symlink's target was not chmod-ed"
     );
 }
+
+#[test]
+fn queues_created_and_destroyed_thousands_of_times_each_end_in_the_capture_with_their_record() {
+    // The capture's cost of a queue goes with it (QueueEnd); the 1.x writer
+    // kept every queue's ring and polled it forever. RSS and time are
+    // measured by scripts/bench-queue-cycles, not here.
+    let run = run_with("queue_cycles", "queue_cycles", &["3000"]);
+    let cap = softgpu_hsa::capture::read_file(&run.capture).unwrap();
+    assert!(cap.complete, "{:?}\n{}", cap.end, run.context());
+    assert_eq!(cap.records.len(), 3000);
+    assert_eq!(cap.queues.len(), 3000);
+    assert!(cap.end.pending_at_destroy.is_empty());
+    let queues: std::collections::BTreeSet<u64> = cap.records.iter().map(|r| r.queue_id).collect();
+    assert_eq!(queues.len(), 3000, "one record per queue");
+}

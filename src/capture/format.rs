@@ -407,8 +407,6 @@ pub const QUEUE_END_PAYLOAD_LEN: usize = 24;
 /// Bytes of a Ring frame's payload before its zero padding: `pad u32`,
 /// `reserved u32`.
 pub const RING_PREFIX_LEN: usize = 8;
-/// Most records one PacketBatch frame holds.
-pub const MAX_BATCH_RECORDS: u32 = 1 << 16;
 
 /// How the program's capture ended, as the Trailer says.
 pub mod ending {
