@@ -87,8 +87,7 @@ impl SharedRegion {
         // read undefined: a concurrent write is an atomic store as far as this
         // process can tell (x86-64 and AArch64 8-byte aligned stores are
         // single-copy atomic).
-        let words =
-            unsafe { std::slice::from_raw_parts(p as *const AtomicU64, len / 8) };
+        let words = unsafe { std::slice::from_raw_parts(p as *const AtomicU64, len / 8) };
         Ok(SharedRegion { words })
     }
 

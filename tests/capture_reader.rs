@@ -72,9 +72,8 @@ fn small_capture_ring(name: &str, capacity: usize) -> Vec<u8> {
         ring_capacity: capacity,
         ..Default::default()
     };
-    let w =
-        CaptureWriter::create_with(&path, header(), Box::new(|_| KernargClass::Softgpu), opts)
-            .unwrap();
+    let w = CaptureWriter::create_with(&path, header(), Box::new(|_| KernargClass::Softgpu), opts)
+        .unwrap();
     let mut a = w.register_queue(10, 1, 64, 0);
     let mut b = w.register_queue(11, 1, 64, 0);
     w.add_code_object(vec![(0x100, "k.kd".into())]);
@@ -745,7 +744,11 @@ fn the_packet_frame_round_trips_through_the_one_layout() {
 /// The Ring frame's region: `(file offset, length)`.
 fn ring_region(data: &[u8]) -> (usize, usize) {
     let &(off, kind, total) = &frames(data)[1];
-    assert_eq!(kind, format::kind::RING, "the second frame of a 2.x capture");
+    assert_eq!(
+        kind,
+        format::kind::RING,
+        "the second frame of a 2.x capture"
+    );
     let pad = u32::from_le_bytes(data[off + 6..off + 10].try_into().unwrap()) as usize;
     let at = off + format::FRAME_HEAD_LEN + format::RING_PREFIX_LEN + pad;
     (at, off + total - format::FRAME_CRC_LEN - at)
@@ -762,7 +765,12 @@ fn a_2_0_capture_reads_complete_with_its_ring_and_nothing_recovered() {
     assert_eq!(cap.version, (2, 0));
     assert!(cap.complete, "{:?}", cap.end);
     assert_eq!(cap.records.len(), 6);
-    assert!(cap.records.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+    assert!(
+        cap.records
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.seq == i as u64)
+    );
     let ring = cap.end.ring.unwrap();
     assert_eq!((ring.capacity, ring.next_seq, ring.consumed), (4, 6, 6));
     assert_eq!(cap.end.recovered, 0);
@@ -772,7 +780,8 @@ fn a_2_0_capture_reads_complete_with_its_ring_and_nothing_recovered() {
 }
 
 #[test]
-fn a_stream_cut_at_every_frame_boundary_with_the_ring_intact_gives_back_every_record_the_ring_holds() {
+fn a_stream_cut_at_every_frame_boundary_with_the_ring_intact_gives_back_every_record_the_ring_holds()
+ {
     for capacity in [8usize, 4] {
         let data = small_capture_ring(&format!("v2_cut_frames_{capacity}"), capacity);
         let full = read_bytes(&data).unwrap();
@@ -804,7 +813,12 @@ fn a_stream_cut_at_every_frame_boundary_with_the_ring_intact_gives_back_every_re
                 "cut {off}: what neither holds is counted missing"
             );
             assert_eq!(
-                cap.end.recovered + cap.records.iter().filter(|r| r.offset < off as u64 && (r.offset as usize) >= stream_start).count() as u64,
+                cap.end.recovered
+                    + cap
+                        .records
+                        .iter()
+                        .filter(|r| r.offset < off as u64 && (r.offset as usize) >= stream_start)
+                        .count() as u64,
                 cap.records.len() as u64,
                 "cut {off}"
             );
@@ -829,7 +843,10 @@ fn a_ring_slot_whose_commit_word_does_not_fit_its_position_is_skipped_and_counte
     // As a killed process leaves it: the frames after the ring never written.
     let mut killed = data[..stream_start].to_vec();
     let cap = read_bytes(&killed).unwrap();
-    assert_eq!((cap.records.len(), cap.end.recovered, cap.end.bad_slots), (6, 6, 0));
+    assert_eq!(
+        (cap.records.len(), cap.end.recovered, cap.end.bad_slots),
+        (6, 6, 0)
+    );
     let (at, _) = ring_region(&killed);
     let slot = |i: usize| at + 4096 + i * 128;
     // Slot 3 claims seq 4 (commit 5): wrong position.
@@ -839,7 +856,10 @@ fn a_ring_slot_whose_commit_word_does_not_fit_its_position_is_skipped_and_counte
     let cap = read_bytes(&killed).unwrap();
     assert_eq!(cap.end.bad_slots, 1, "{:?}", cap.end);
     let seqs: Vec<u64> = cap.records.iter().map(|r| r.seq).collect();
-    assert!(!seqs.contains(&3), "the damaged slot is not a record: {seqs:?}");
+    assert!(
+        !seqs.contains(&3),
+        "the damaged slot is not a record: {seqs:?}"
+    );
     assert!(!cap.complete);
     // A bad status byte is damage too.
     let mut bad = data[..stream_start].to_vec();

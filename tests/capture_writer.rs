@@ -148,7 +148,10 @@ fn records_round_trip_through_the_writer_and_reader() {
     assert_eq!(cap.truncated_at, None);
     assert_eq!(
         cap.version,
-        (softgpu_hsa::capture::format::FORMAT_MAJOR, softgpu_hsa::capture::format::FORMAT_MINOR)
+        (
+            softgpu_hsa::capture::format::FORMAT_MAJOR,
+            softgpu_hsa::capture::format::FORMAT_MINOR
+        )
     );
     assert_eq!(cap.header, header());
     assert_eq!(cap.queues.len(), 2);
@@ -585,7 +588,10 @@ fn kernel_register_counts_and_static_sizes_round_trip_by_kernel_object() {
     w.add_kernel_info(vec![k]);
     w.finish(0, 0).unwrap();
     let cap = read_file(&path).unwrap();
-    assert!(cap.version >= (1, 1), "KernelInfo frames came with format 1.1");
+    assert!(
+        cap.version >= (1, 1),
+        "KernelInfo frames came with format 1.1"
+    );
     assert_eq!(cap.kernels.get(&0x1000), Some(&k));
     let _ = std::fs::remove_file(&path);
 }
@@ -662,7 +668,12 @@ fn a_fifo_planted_at_the_capture_name_is_never_opened_so_create_cannot_hang() {
         .recv_timeout(Duration::from_secs(30))
         .expect("create blocked on a FIFO at the capture name");
     assert!(ok);
-    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_file());
+    assert!(
+        std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_file()
+    );
     assert!(read_file(&path).unwrap().complete);
 }
 
@@ -690,10 +701,16 @@ fn a_directory_at_the_capture_name_is_refused_with_a_clear_message() {
     std::fs::create_dir(&path).unwrap();
     let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("a directory is at the capture's name"), "{msg}");
+    assert!(
+        msg.contains("a directory is at the capture's name"),
+        "{msg}"
+    );
     assert!(msg.contains("c.sgcap"), "{msg}");
     assert!(std::fs::metadata(&path).unwrap().is_dir());
-    assert!(strays(&d, &["c.sgcap"]).is_empty(), "no temporary file left");
+    assert!(
+        strays(&d, &["c.sgcap"]).is_empty(),
+        "no temporary file left"
+    );
 }
 
 #[test]
@@ -710,7 +727,10 @@ fn another_users_file_in_a_sticky_directory_is_refused_not_replaced() {
         .arg(&path)
         .status()
         .unwrap();
-    assert!(st.success(), "chown needs root: run the tests as root (./scripts/setup)");
+    assert!(
+        st.success(),
+        "chown needs root: run the tests as root (./scripts/setup)"
+    );
     let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("sticky directory"), "{msg}");

@@ -8,9 +8,7 @@ use serde_json::Value;
 use softgpu_hsa::abi::{FenceScope, HsaSignal, KernelDispatchPacket, PacketType};
 use softgpu_hsa::aql::parse::{encode_kernel_dispatch, make_header};
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
-use softgpu_hsa::capture::format::{
-    FRAME_CRC_LEN, FRAME_HEAD_LEN, PREAMBLE_LEN, kind,
-};
+use softgpu_hsa::capture::format::{FRAME_CRC_LEN, FRAME_HEAD_LEN, PREAMBLE_LEN, kind};
 use softgpu_hsa::capture::{AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass};
 
 /// `(offset, kind, total length)` of every frame of a capture.
@@ -384,7 +382,10 @@ fn a_cut_capture_is_still_listed_with_a_warning() {
     );
     assert!(err.contains(&cut.display().to_string()), "{err}");
     assert!(err.contains("cut at offset"), "{err}");
-    assert!(err.contains("recovered from the capture's live ring"), "{err}");
+    assert!(
+        err.contains("recovered from the capture's live ring"),
+        "{err}"
+    );
     // The cut frame's records are still in the capture's live ring.
     let recs = jsonl(&out);
     assert_eq!(recs.len(), 3);

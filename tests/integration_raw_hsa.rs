@@ -1933,7 +1933,12 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
 
 /// Every one of the `observed` launches on `queue` is in `cap`, once, with
 /// packet indices 0.. in order.
-fn all_observed_are_captured(cap: &softgpu_hsa::capture::Capture, queue: u64, observed: u64, e: &Ended) {
+fn all_observed_are_captured(
+    cap: &softgpu_hsa::capture::Capture,
+    queue: u64,
+    observed: u64,
+    e: &Ended,
+) {
     let idx: Vec<u64> = cap
         .records
         .iter()
@@ -1972,8 +1977,14 @@ const LAUNCHES: u64 = 5000;
 
 fn check_cut(e: &Ended, what: &str) {
     let cap = e.read();
-    assert!(!cap.complete, "{what}: a cut capture must not read as complete");
-    assert!(cap.trailer.is_none(), "{what}: nothing ran to write a trailer");
+    assert!(
+        !cap.complete,
+        "{what}: a cut capture must not read as complete"
+    );
+    assert!(
+        cap.trailer.is_none(),
+        "{what}: nothing ran to write a trailer"
+    );
     all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), e);
     let (code, err, lines) = e.inspect();
     assert_eq!(code, Some(0), "{err}");
@@ -2044,7 +2055,12 @@ fn sigint_without_a_program_handler_finalises_the_capture_then_kills_the_program
 #[test]
 fn sigterm_with_the_programs_own_handler_leaves_it_alone_and_the_ring_keeps_every_launch() {
     let e = run_ending("own_handler", "own_handler", Some(libc::SIGTERM));
-    assert_eq!(e.status.code(), Some(42), "the program's handler ran\n{}", e.context());
+    assert_eq!(
+        e.status.code(),
+        Some(42),
+        "the program's handler ran\n{}",
+        e.context()
+    );
     assert_eq!(e.fact("own_handler_ran"), 1);
     check_cut(&e, "the program's own SIGTERM handler calling _exit");
 }
@@ -2128,7 +2144,12 @@ fn a_forked_child_never_writes_into_its_parents_capture() {
         e.context()
     );
     let s = parse_summary(&e.stderr).unwrap();
-    assert_eq!(s.validated, 120, "one summary, the parent's\n{}", e.context());
+    assert_eq!(
+        s.validated,
+        120,
+        "one summary, the parent's\n{}",
+        e.context()
+    );
 }
 
 #[test]
@@ -2141,7 +2162,13 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
     for p in [&fifo, &link, &target] {
         let _ = std::fs::remove_file(p);
     }
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::fs::write(&target, b"not yours").unwrap();
     std::os::unix::fs::symlink(&target, &link).unwrap();
     for (cap, what) in [(&fifo, "a FIFO"), (&link, "a symlink")] {
@@ -2154,15 +2181,25 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
             .env_remove("SOFTGPU_TARGET");
         // The 1.x shim opened the name for writing: on a FIFO with no reader
         // that blocked hsa_init forever.
-        let out = common::output_within(&mut cmd, RUN_TIMEOUT, &format!("a program with {what} at its capture name"));
+        let out = common::output_within(
+            &mut cmd,
+            RUN_TIMEOUT,
+            &format!("a program with {what} at its capture name"),
+        );
         assert!(
             out.status.success(),
             "{what}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let meta = std::fs::symlink_metadata(cap).unwrap();
-        assert!(meta.file_type().is_file(), "{what}: the name is now a regular capture");
-        assert!(softgpu_hsa::capture::read_file(cap).unwrap().complete, "{what}");
+        assert!(
+            meta.file_type().is_file(),
+            "{what}: the name is now a regular capture"
+        );
+        assert!(
+            softgpu_hsa::capture::read_file(cap).unwrap().complete,
+            "{what}"
+        );
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"not yours");
     use std::os::unix::fs::PermissionsExt;

@@ -525,6 +525,10 @@ pub struct BatchEncoder {
     prev_seq: u64,
     prev_queue: u64,
     prev_thread: u32,
+    /// The current queue's state (the common case: a run of one queue's
+    /// records), kept out of the map.
+    cur: Option<(u64, QueuePrev)>,
+    /// Every other queue seen in this batch.
     queues: IdMap<QueuePrev>,
 }
 
@@ -545,16 +549,25 @@ impl BatchEncoder {
     pub fn push(&mut self, r: &BatchRecord) {
         if self.count == 0 {
             self.buf.clear();
-            self.buf.extend_from_slice(&kind::PACKET_BATCH.to_le_bytes());
+            self.buf
+                .extend_from_slice(&kind::PACKET_BATCH.to_le_bytes());
             self.buf.extend_from_slice(&[0; 4]); // len, patched by `finish`
             self.buf.extend_from_slice(&[0; 4]); // count, patched by `finish`
             self.buf.extend_from_slice(&r.seq.to_le_bytes());
             self.queues.clear();
+            self.cur = None;
             self.prev_seq = r.seq.wrapping_sub(1);
             // The first record names its queue and thread explicitly.
             self.prev_queue = r.queue_id.wrapping_add(1);
             self.prev_thread = r.thread.wrapping_add(1);
         }
+        if self.cur.is_none_or(|c| c.0 != r.queue_id) {
+            let next = self.queues.remove(&r.queue_id).unwrap_or_default();
+            if let Some((id, prev)) = self.cur.replace((r.queue_id, next)) {
+                self.queues.insert(id, prev);
+            }
+        }
+        self.buf.reserve(128);
         let tag_at = self.buf.len();
         self.buf.push(0);
         let mut t = 0u8;
@@ -569,7 +582,9 @@ impl BatchEncoder {
         } else {
             put_varint(out, r.seq.wrapping_sub(self.prev_seq).wrapping_sub(1));
         }
-        let q = self.queues.entry(r.queue_id).or_default();
+        let Some((_, q)) = self.cur.as_mut() else {
+            return; // unreachable: set above
+        };
         let want_index = q.packet_index.wrapping_add(1);
         if r.packet_index == want_index {
             t |= tag::NEXT_INDEX;
@@ -601,9 +616,13 @@ impl BatchEncoder {
             let words_at = out.len();
             out.push(0);
             for w in 0..8 {
-                let a = &r.raw[w * 8..w * 8 + 8];
-                let b = &q.raw[w * 8..w * 8 + 8];
-                if a == b {
+                let word = |raw: &[u8; 64]| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&raw[w * 8..w * 8 + 8]);
+                    u64::from_le_bytes(b)
+                };
+                let x = word(&r.raw) ^ word(&q.raw);
+                if x == 0 {
                     continue;
                 }
                 words |= 1 << w;
@@ -611,10 +630,10 @@ impl BatchEncoder {
                 out.push(0);
                 let mut mask = 0u8;
                 for i in 0..8 {
-                    let x = a[i] ^ b[i];
-                    if x != 0 {
+                    let b = (x >> (8 * i)) as u8;
+                    if b != 0 {
                         mask |= 1 << i;
-                        out.push(x);
+                        out.push(b);
                     }
                 }
                 out[mask_at] = mask;
@@ -755,7 +774,8 @@ pub fn decode_batch(p: &[u8], out: &mut Vec<BatchRecord>) -> Result<(), BatchErr
         if t & tag::EXTENSION != 0 {
             let n = varint(&mut c)?;
             let n = usize::try_from(n).map_err(|_| "extension too long")?;
-            c.bytes(n).ok_or("an extension runs past the end of the payload")?;
+            c.bytes(n)
+                .ok_or("an extension runs past the end of the payload")?;
         }
         *q = QueuePrev {
             packet_index,

@@ -716,11 +716,7 @@ impl State {
                     end.bad_slots += 1;
                     continue;
                 }
-                if self
-                    .records
-                    .binary_search_by_key(&seq, |r| r.seq)
-                    .is_ok()
-                {
+                if self.records.binary_search_by_key(&seq, |r| r.seq).is_ok() {
                     continue; // the stream has it
                 }
                 let class = {
@@ -924,13 +920,8 @@ fn record(
             ));
         }
     };
-    let kernarg_class = KernargClass::from_u8(f.kernarg_class).ok_or_else(|| {
-        invalid(
-            off,
-            "packet_batch.kernarg_class",
-            f.kernarg_class as u64,
-        )
-    })?;
+    let kernarg_class = KernargClass::from_u8(f.kernarg_class)
+        .ok_or_else(|| invalid(off, "packet_batch.kernarg_class", f.kernarg_class as u64))?;
     Ok(CapturedRecord {
         seq: f.seq,
         queue_id: f.queue_id,
@@ -964,7 +955,11 @@ fn ring_region(off: u64, p: &[u8]) -> Result<(u64, usize, usize), CaptureError> 
             .map_or(0, u64::from_le_bytes)
     };
     if region.len() < ring::HEADER_BYTES || word(hdr::MAGIC) != ring::RING_MAGIC {
-        return Err(malformed(off, k, "the region does not start with the ring magic"));
+        return Err(malformed(
+            off,
+            k,
+            "the region does not start with the ring magic",
+        ));
     }
     let capacity = word(hdr::CAPACITY);
     let geometry = word(hdr::GEOMETRY);

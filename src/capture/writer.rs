@@ -306,7 +306,6 @@ impl QueueProducer {
             end_ns,
             after_seq,
         }));
-        self.shared.nudge();
     }
 
     /// The queue these records belong to.
@@ -334,17 +333,15 @@ pub fn on_termination_signal(sig: i32) {
     let target = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
     s.word(hdr::SIGNAL).store(sig as u64, Ordering::Relaxed);
     s.word(hdr::SIGNAL_SEQ).store(target, Ordering::Relaxed);
-    let _ =
-        s.word(hdr::EXIT_SEQ)
-            .compare_exchange(0, target, Ordering::SeqCst, Ordering::Relaxed);
+    let _ = s
+        .word(hdr::EXIT_SEQ)
+        .compare_exchange(0, target, Ordering::SeqCst, Ordering::Relaxed);
     let st = s.word(hdr::STATE);
     if st.load(Ordering::SeqCst) != state::SIGNAL_DONE {
         st.store(state::SIGNALLED, Ordering::SeqCst);
     }
     for _ in 0..SIGNAL_WAIT_MS {
-        if st.load(Ordering::SeqCst) == state::SIGNAL_DONE
-            || s.closed.load(Ordering::Relaxed)
-        {
+        if st.load(Ordering::SeqCst) == state::SIGNAL_DONE || s.closed.load(Ordering::Relaxed) {
             return;
         }
         crate::sys::sleep_ns(1_000_000);
@@ -450,8 +447,11 @@ impl CaptureWriter {
             ring_size,
             created_ns,
         };
+        // No wake-up: the writer takes registrations before it encodes any
+        // record (so this Queue frame precedes the queue's records), and
+        // otherwise at its next poll; a wake per queue would cost a context
+        // switch per queue for a program that churns queues.
         self.shared.control().push(Control::Queue(info));
-        self.shared.nudge();
         let capacity = self.shared.ring.capacity();
         QueueProducer {
             queue_id,
@@ -471,7 +471,6 @@ impl CaptureWriter {
         self.shared
             .control()
             .push(Control::CodeObject(CodeObject { id, symbols }));
-        self.shared.nudge();
         id
     }
 
@@ -482,7 +481,6 @@ impl CaptureWriter {
             return;
         }
         self.shared.control().push(Control::KernelInfo(kernels));
-        self.shared.nudge();
     }
 
     /// [`CaptureWriter::finish_with`] with no pending packets.
@@ -842,7 +840,12 @@ impl WriterState {
         let st = self.ring.word(hdr::STATE);
         let signalled = st.load(Ordering::SeqCst) == state::SIGNALLED;
         if !self.trailer_written {
-            let req = self.shared.finish.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let req = self
+                .shared
+                .finish
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
             if let Some(req) = req {
                 if self.next >= req.finish_seq || Instant::now() >= req.deadline {
                     self.write_trailer(&req, format::ending::FINISH, 0);
@@ -862,8 +865,11 @@ impl WriterState {
                         }),
                         Some(e) => Err((e.kind(), format!("write failed: {e}"))),
                     };
-                    *self.shared.finished.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some(result);
+                    *self
+                        .shared
+                        .finished
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(result);
                     self.shared.notify();
                     // Late records after this point are still encoded.
                     self.shared.nudge();

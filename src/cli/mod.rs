@@ -453,7 +453,12 @@ fn incomplete_reasons(cap: &crate::capture::Capture) -> Vec<String> {
         ));
     }
     if e.late_records > 0 {
-        let qs: Vec<String> = e.late_queues.iter().take(8).map(|q| q.to_string()).collect();
+        let qs: Vec<String> = e
+            .late_queues
+            .iter()
+            .take(8)
+            .map(|q| q.to_string())
+            .collect();
         let more = if e.late_queues.len() > 8 {
             format!(" and {} more", e.late_queues.len() - 8)
         } else {

@@ -298,7 +298,10 @@ fn build() -> Result<Runtime, HsaStatus> {
         // SIGTERM/SIGINT with no handler of the program's own: finalise the
         // capture, then take the default action.
         let armed = c.handle_termination_signals();
-        tracing::debug!(?armed, "softgpu: termination signals that finalise the capture");
+        tracing::debug!(
+            ?armed,
+            "softgpu: termination signals that finalise the capture"
+        );
     }
 
     // SAFETY: `at_exit` is an `extern "C" fn()` with no preconditions that
