@@ -349,6 +349,369 @@ pub struct AmdSignal {
     pub reserved3: [u32; 2],
 }
 
+// ---------------------------------------------------------------- attribute ids
+
+/// Which headers define a named constant, so `tests/abi_layout.rs` knows where
+/// to check it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Header {
+    /// The pinned headers (`libhsa-runtime-dev` 5.2.3); also in ROCr 6.4.3's.
+    Pinned,
+    /// Only in ROCr 6.4.3's headers (Debian sid `libhsa-runtime-dev` 6.4.3).
+    Rocr64,
+    /// In no public header: ROCr's own source (named where it is used).
+    RocrInternal,
+}
+
+/// Defines an attribute-id newtype with named constants and a `NAMED` table
+/// (C enumerator name, value, header) for the C probe.
+macro_rules! info_ids {
+    ($(#[$m:meta])* $name:ident {
+        $( $(#[$cm:meta])* $konst:ident = $val:expr, $cname:literal, $hdr:ident; )*
+    }) => {
+        $(#[$m])*
+        #[repr(transparent)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            $( $(#[$cm])* pub const $konst: Self = Self($val); )*
+
+            /// Every named value: its C enumerator name, the value, and the
+            /// headers that define it.
+            pub const NAMED: &'static [(&'static str, Self, Header)] =
+                &[ $( ($cname, Self::$konst, Header::$hdr) ),* ];
+
+            /// The C enumerator name of a value, if it has one.
+            pub fn c_name(self) -> Option<&'static str> {
+                Self::NAMED.iter().find(|(_, v, _)| *v == self).map(|(n, _, _)| *n)
+            }
+        }
+    };
+}
+
+info_ids! {
+    /// `hsa_system_info_t` (with the AMD additions in the same enum).
+    SystemInfo {
+        VERSION_MAJOR = 0, "HSA_SYSTEM_INFO_VERSION_MAJOR", Pinned;
+        VERSION_MINOR = 1, "HSA_SYSTEM_INFO_VERSION_MINOR", Pinned;
+        TIMESTAMP = 2, "HSA_SYSTEM_INFO_TIMESTAMP", Pinned;
+        TIMESTAMP_FREQUENCY = 3, "HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY", Pinned;
+        SIGNAL_MAX_WAIT = 4, "HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT", Pinned;
+        ENDIANNESS = 5, "HSA_SYSTEM_INFO_ENDIANNESS", Pinned;
+        MACHINE_MODEL = 6, "HSA_SYSTEM_INFO_MACHINE_MODEL", Pinned;
+        EXTENSIONS = 7, "HSA_SYSTEM_INFO_EXTENSIONS", Pinned;
+        AMD_BUILD_VERSION = 0x200, "HSA_AMD_SYSTEM_INFO_BUILD_VERSION", Pinned;
+        AMD_SVM_SUPPORTED = 0x201, "HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED", Pinned;
+        AMD_SVM_ACCESSIBLE_BY_DEFAULT = 0x202, "HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT", Pinned;
+        AMD_MWAITX_ENABLED = 0x203, "HSA_AMD_SYSTEM_INFO_MWAITX_ENABLED", Rocr64;
+        AMD_DMABUF_SUPPORTED = 0x204, "HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED", Rocr64;
+        AMD_VIRTUAL_MEM_API_SUPPORTED = 0x205, "HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED", Rocr64;
+        AMD_XNACK_ENABLED = 0x206, "HSA_AMD_SYSTEM_INFO_XNACK_ENABLED", Rocr64;
+        AMD_EXT_VERSION_MAJOR = 0x207, "HSA_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR", Rocr64;
+        AMD_EXT_VERSION_MINOR = 0x208, "HSA_AMD_SYSTEM_INFO_EXT_VERSION_MINOR", Rocr64;
+    }
+}
+
+info_ids! {
+    /// `hsa_agent_info_t`, `hsa_ext_agent_info_t` (image limits) and
+    /// `hsa_amd_agent_info_t`: one id space, as `hsa_agent_get_info` takes them.
+    AgentInfo {
+        NAME = 0, "HSA_AGENT_INFO_NAME", Pinned;
+        VENDOR_NAME = 1, "HSA_AGENT_INFO_VENDOR_NAME", Pinned;
+        FEATURE = 2, "HSA_AGENT_INFO_FEATURE", Pinned;
+        MACHINE_MODEL = 3, "HSA_AGENT_INFO_MACHINE_MODEL", Pinned;
+        PROFILE = 4, "HSA_AGENT_INFO_PROFILE", Pinned;
+        DEFAULT_FLOAT_ROUNDING_MODE = 5, "HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE", Pinned;
+        WAVEFRONT_SIZE = 6, "HSA_AGENT_INFO_WAVEFRONT_SIZE", Pinned;
+        WORKGROUP_MAX_DIM = 7, "HSA_AGENT_INFO_WORKGROUP_MAX_DIM", Pinned;
+        WORKGROUP_MAX_SIZE = 8, "HSA_AGENT_INFO_WORKGROUP_MAX_SIZE", Pinned;
+        GRID_MAX_DIM = 9, "HSA_AGENT_INFO_GRID_MAX_DIM", Pinned;
+        GRID_MAX_SIZE = 10, "HSA_AGENT_INFO_GRID_MAX_SIZE", Pinned;
+        FBARRIER_MAX_SIZE = 11, "HSA_AGENT_INFO_FBARRIER_MAX_SIZE", Pinned;
+        QUEUES_MAX = 12, "HSA_AGENT_INFO_QUEUES_MAX", Pinned;
+        QUEUE_MIN_SIZE = 13, "HSA_AGENT_INFO_QUEUE_MIN_SIZE", Pinned;
+        QUEUE_MAX_SIZE = 14, "HSA_AGENT_INFO_QUEUE_MAX_SIZE", Pinned;
+        QUEUE_TYPE = 15, "HSA_AGENT_INFO_QUEUE_TYPE", Pinned;
+        NODE = 16, "HSA_AGENT_INFO_NODE", Pinned;
+        DEVICE = 17, "HSA_AGENT_INFO_DEVICE", Pinned;
+        CACHE_SIZE = 18, "HSA_AGENT_INFO_CACHE_SIZE", Pinned;
+        ISA = 19, "HSA_AGENT_INFO_ISA", Pinned;
+        EXTENSIONS = 20, "HSA_AGENT_INFO_EXTENSIONS", Pinned;
+        VERSION_MAJOR = 21, "HSA_AGENT_INFO_VERSION_MAJOR", Pinned;
+        VERSION_MINOR = 22, "HSA_AGENT_INFO_VERSION_MINOR", Pinned;
+        BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES = 23, "HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES", Pinned;
+        FAST_F16_OPERATION = 24, "HSA_AGENT_INFO_FAST_F16_OPERATION", Pinned;
+        IMAGE_1D_MAX_ELEMENTS = 0x3000, "HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS", Pinned;
+        IMAGE_1DA_MAX_ELEMENTS = 0x3001, "HSA_EXT_AGENT_INFO_IMAGE_1DA_MAX_ELEMENTS", Pinned;
+        IMAGE_1DB_MAX_ELEMENTS = 0x3002, "HSA_EXT_AGENT_INFO_IMAGE_1DB_MAX_ELEMENTS", Pinned;
+        IMAGE_2D_MAX_ELEMENTS = 0x3003, "HSA_EXT_AGENT_INFO_IMAGE_2D_MAX_ELEMENTS", Pinned;
+        IMAGE_2DA_MAX_ELEMENTS = 0x3004, "HSA_EXT_AGENT_INFO_IMAGE_2DA_MAX_ELEMENTS", Pinned;
+        IMAGE_2DDEPTH_MAX_ELEMENTS = 0x3005, "HSA_EXT_AGENT_INFO_IMAGE_2DDEPTH_MAX_ELEMENTS", Pinned;
+        IMAGE_2DADEPTH_MAX_ELEMENTS = 0x3006, "HSA_EXT_AGENT_INFO_IMAGE_2DADEPTH_MAX_ELEMENTS", Pinned;
+        IMAGE_3D_MAX_ELEMENTS = 0x3007, "HSA_EXT_AGENT_INFO_IMAGE_3D_MAX_ELEMENTS", Pinned;
+        IMAGE_ARRAY_MAX_LAYERS = 0x3008, "HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS", Pinned;
+        MAX_IMAGE_RD_HANDLES = 0x3009, "HSA_EXT_AGENT_INFO_MAX_IMAGE_RD_HANDLES", Pinned;
+        MAX_IMAGE_RORW_HANDLES = 0x300A, "HSA_EXT_AGENT_INFO_MAX_IMAGE_RORW_HANDLES", Pinned;
+        MAX_SAMPLER_HANDLERS = 0x300B, "HSA_EXT_AGENT_INFO_MAX_SAMPLER_HANDLERS", Pinned;
+        /// Declared by the image extension header; neither ROCr 5.2.3 nor 6.4
+        /// answers it (both return INVALID_ARGUMENT), and neither does SoftGPU.
+        IMAGE_LINEAR_ROW_PITCH_ALIGNMENT = 0x300C, "HSA_EXT_AGENT_INFO_IMAGE_LINEAR_ROW_PITCH_ALIGNMENT", Pinned;
+        AMD_CHIP_ID = 0xA000, "HSA_AMD_AGENT_INFO_CHIP_ID", Pinned;
+        AMD_CACHELINE_SIZE = 0xA001, "HSA_AMD_AGENT_INFO_CACHELINE_SIZE", Pinned;
+        AMD_COMPUTE_UNIT_COUNT = 0xA002, "HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT", Pinned;
+        AMD_MAX_CLOCK_FREQUENCY = 0xA003, "HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY", Pinned;
+        AMD_DRIVER_NODE_ID = 0xA004, "HSA_AMD_AGENT_INFO_DRIVER_NODE_ID", Pinned;
+        AMD_MAX_ADDRESS_WATCH_POINTS = 0xA005, "HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS", Pinned;
+        AMD_BDFID = 0xA006, "HSA_AMD_AGENT_INFO_BDFID", Pinned;
+        AMD_MEMORY_WIDTH = 0xA007, "HSA_AMD_AGENT_INFO_MEMORY_WIDTH", Pinned;
+        AMD_MEMORY_MAX_FREQUENCY = 0xA008, "HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY", Pinned;
+        AMD_PRODUCT_NAME = 0xA009, "HSA_AMD_AGENT_INFO_PRODUCT_NAME", Pinned;
+        AMD_MAX_WAVES_PER_CU = 0xA00A, "HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU", Pinned;
+        AMD_NUM_SIMDS_PER_CU = 0xA00B, "HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU", Pinned;
+        AMD_NUM_SHADER_ENGINES = 0xA00C, "HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES", Pinned;
+        AMD_NUM_SHADER_ARRAYS_PER_SE = 0xA00D, "HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE", Pinned;
+        AMD_HDP_FLUSH = 0xA00E, "HSA_AMD_AGENT_INFO_HDP_FLUSH", Pinned;
+        AMD_DOMAIN = 0xA00F, "HSA_AMD_AGENT_INFO_DOMAIN", Pinned;
+        AMD_COOPERATIVE_QUEUES = 0xA010, "HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES", Pinned;
+        AMD_UUID = 0xA011, "HSA_AMD_AGENT_INFO_UUID", Pinned;
+        AMD_ASIC_REVISION = 0xA012, "HSA_AMD_AGENT_INFO_ASIC_REVISION", Pinned;
+        AMD_SVM_DIRECT_HOST_ACCESS = 0xA013, "HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS", Pinned;
+        AMD_COOPERATIVE_COMPUTE_UNIT_COUNT = 0xA014, "HSA_AMD_AGENT_INFO_COOPERATIVE_COMPUTE_UNIT_COUNT", Pinned;
+        AMD_MEMORY_AVAIL = 0xA015, "HSA_AMD_AGENT_INFO_MEMORY_AVAIL", Rocr64;
+        AMD_TIMESTAMP_FREQUENCY = 0xA016, "HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY", Rocr64;
+        AMD_ASIC_FAMILY_ID = 0xA107, "HSA_AMD_AGENT_INFO_ASIC_FAMILY_ID", Rocr64;
+        AMD_UCODE_VERSION = 0xA108, "HSA_AMD_AGENT_INFO_UCODE_VERSION", Rocr64;
+        AMD_SDMA_UCODE_VERSION = 0xA109, "HSA_AMD_AGENT_INFO_SDMA_UCODE_VERSION", Rocr64;
+        AMD_NUM_SDMA_ENG = 0xA10A, "HSA_AMD_AGENT_INFO_NUM_SDMA_ENG", Rocr64;
+        AMD_NUM_SDMA_XGMI_ENG = 0xA10B, "HSA_AMD_AGENT_INFO_NUM_SDMA_XGMI_ENG", Rocr64;
+        AMD_IOMMU_SUPPORT = 0xA110, "HSA_AMD_AGENT_INFO_IOMMU_SUPPORT", Rocr64;
+        AMD_NUM_XCC = 0xA111, "HSA_AMD_AGENT_INFO_NUM_XCC", Rocr64;
+        AMD_DRIVER_UID = 0xA112, "HSA_AMD_AGENT_INFO_DRIVER_UID", Rocr64;
+        AMD_NEAREST_CPU = 0xA113, "HSA_AMD_AGENT_INFO_NEAREST_CPU", Rocr64;
+        AMD_MEMORY_PROPERTIES = 0xA114, "HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES", Rocr64;
+        AMD_AQL_EXTENSIONS = 0xA115, "HSA_AMD_AGENT_INFO_AQL_EXTENSIONS", Rocr64;
+        AMD_SCRATCH_LIMIT_MAX = 0xA116, "HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX", Rocr64;
+        AMD_SCRATCH_LIMIT_CURRENT = 0xA117, "HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_CURRENT", Rocr64;
+    }
+}
+
+info_ids! {
+    /// `hsa_amd_memory_pool_info_t`.
+    PoolInfo {
+        SEGMENT = 0, "HSA_AMD_MEMORY_POOL_INFO_SEGMENT", Pinned;
+        GLOBAL_FLAGS = 1, "HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS", Pinned;
+        SIZE = 2, "HSA_AMD_MEMORY_POOL_INFO_SIZE", Pinned;
+        RUNTIME_ALLOC_ALLOWED = 5, "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED", Pinned;
+        RUNTIME_ALLOC_GRANULE = 6, "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", Pinned;
+        RUNTIME_ALLOC_ALIGNMENT = 7, "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT", Pinned;
+        ACCESSIBLE_BY_ALL = 15, "HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL", Pinned;
+        ALLOC_MAX_SIZE = 16, "HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", Pinned;
+        LOCATION = 17, "HSA_AMD_MEMORY_POOL_INFO_LOCATION", Rocr64;
+        RUNTIME_ALLOC_REC_GRANULE = 18, "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE", Rocr64;
+    }
+}
+
+info_ids! {
+    /// `hsa_amd_agent_memory_pool_info_t`.
+    AgentPoolInfo {
+        ACCESS = 0, "HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS", Pinned;
+        NUM_LINK_HOPS = 1, "HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS", Pinned;
+        LINK_INFO = 2, "HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_region_info_t` and `hsa_amd_region_info_t`.
+    RegionInfo {
+        SEGMENT = 0, "HSA_REGION_INFO_SEGMENT", Pinned;
+        GLOBAL_FLAGS = 1, "HSA_REGION_INFO_GLOBAL_FLAGS", Pinned;
+        SIZE = 2, "HSA_REGION_INFO_SIZE", Pinned;
+        ALLOC_MAX_SIZE = 4, "HSA_REGION_INFO_ALLOC_MAX_SIZE", Pinned;
+        RUNTIME_ALLOC_ALLOWED = 5, "HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED", Pinned;
+        RUNTIME_ALLOC_GRANULE = 6, "HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE", Pinned;
+        RUNTIME_ALLOC_ALIGNMENT = 7, "HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT", Pinned;
+        /// Declared by hsa.h; ROCr (5.2.3 and 6.4) does not answer it.
+        ALLOC_MAX_PRIVATE_WORKGROUP_SIZE = 8, "HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE", Pinned;
+        AMD_HOST_ACCESSIBLE = 0xA000, "HSA_AMD_REGION_INFO_HOST_ACCESSIBLE", Pinned;
+        AMD_BASE = 0xA001, "HSA_AMD_REGION_INFO_BASE", Pinned;
+        AMD_BUS_WIDTH = 0xA002, "HSA_AMD_REGION_INFO_BUS_WIDTH", Pinned;
+        AMD_MAX_CLOCK_FREQUENCY = 0xA003, "HSA_AMD_REGION_INFO_MAX_CLOCK_FREQUENCY", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_isa_info_t`.
+    IsaInfo {
+        NAME_LENGTH = 0, "HSA_ISA_INFO_NAME_LENGTH", Pinned;
+        NAME = 1, "HSA_ISA_INFO_NAME", Pinned;
+        CALL_CONVENTION_COUNT = 2, "HSA_ISA_INFO_CALL_CONVENTION_COUNT", Pinned;
+        CALL_CONVENTION_INFO_WAVEFRONT_SIZE = 3, "HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE", Pinned;
+        CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT = 4, "HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT", Pinned;
+        MACHINE_MODELS = 5, "HSA_ISA_INFO_MACHINE_MODELS", Pinned;
+        PROFILES = 6, "HSA_ISA_INFO_PROFILES", Pinned;
+        DEFAULT_FLOAT_ROUNDING_MODES = 7, "HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES", Pinned;
+        BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES = 8, "HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES", Pinned;
+        FAST_F16_OPERATION = 9, "HSA_ISA_INFO_FAST_F16_OPERATION", Pinned;
+        WORKGROUP_MAX_DIM = 12, "HSA_ISA_INFO_WORKGROUP_MAX_DIM", Pinned;
+        WORKGROUP_MAX_SIZE = 13, "HSA_ISA_INFO_WORKGROUP_MAX_SIZE", Pinned;
+        GRID_MAX_DIM = 14, "HSA_ISA_INFO_GRID_MAX_DIM", Pinned;
+        GRID_MAX_SIZE = 16, "HSA_ISA_INFO_GRID_MAX_SIZE", Pinned;
+        FBARRIER_MAX_SIZE = 17, "HSA_ISA_INFO_FBARRIER_MAX_SIZE", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_cache_info_t`.
+    CacheInfo {
+        NAME_LENGTH = 0, "HSA_CACHE_INFO_NAME_LENGTH", Pinned;
+        NAME = 1, "HSA_CACHE_INFO_NAME", Pinned;
+        LEVEL = 2, "HSA_CACHE_INFO_LEVEL", Pinned;
+        SIZE = 3, "HSA_CACHE_INFO_SIZE", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_wavefront_info_t`.
+    WavefrontInfo {
+        SIZE = 0, "HSA_WAVEFRONT_INFO_SIZE", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_executable_info_t`.
+    ExecutableInfo {
+        PROFILE = 1, "HSA_EXECUTABLE_INFO_PROFILE", Pinned;
+        STATE = 2, "HSA_EXECUTABLE_INFO_STATE", Pinned;
+        DEFAULT_FLOAT_ROUNDING_MODE = 3, "HSA_EXECUTABLE_INFO_DEFAULT_FLOAT_ROUNDING_MODE", Pinned;
+    }
+}
+
+info_ids! {
+    /// `hsa_executable_symbol_info_t`, plus the ids ROCr's loader also accepts
+    /// there (`hsa_code_symbol_info_t`'s wavefront size, and two AMD-internal ids).
+    SymbolInfo {
+        TYPE = 0, "HSA_EXECUTABLE_SYMBOL_INFO_TYPE", Pinned;
+        NAME_LENGTH = 1, "HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH", Pinned;
+        NAME = 2, "HSA_EXECUTABLE_SYMBOL_INFO_NAME", Pinned;
+        MODULE_NAME_LENGTH = 3, "HSA_EXECUTABLE_SYMBOL_INFO_MODULE_NAME_LENGTH", Pinned;
+        MODULE_NAME = 4, "HSA_EXECUTABLE_SYMBOL_INFO_MODULE_NAME", Pinned;
+        LINKAGE = 5, "HSA_EXECUTABLE_SYMBOL_INFO_LINKAGE", Pinned;
+        VARIABLE_ALLOCATION = 6, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION", Pinned;
+        VARIABLE_SEGMENT = 7, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT", Pinned;
+        VARIABLE_ALIGNMENT = 8, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT", Pinned;
+        VARIABLE_SIZE = 9, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE", Pinned;
+        VARIABLE_IS_CONST = 10, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST", Pinned;
+        KERNEL_KERNARG_SEGMENT_SIZE = 11, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE", Pinned;
+        KERNEL_KERNARG_SEGMENT_ALIGNMENT = 12, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT", Pinned;
+        KERNEL_GROUP_SEGMENT_SIZE = 13, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE", Pinned;
+        KERNEL_PRIVATE_SEGMENT_SIZE = 14, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE", Pinned;
+        KERNEL_DYNAMIC_CALLSTACK = 15, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_DYNAMIC_CALLSTACK", Pinned;
+        INDIRECT_FUNCTION_CALL_CONVENTION = 16, "HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION", Pinned;
+        IS_DEFINITION = 17, "HSA_EXECUTABLE_SYMBOL_INFO_IS_DEFINITION", Pinned;
+        KERNEL_CALL_CONVENTION = 18, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_CALL_CONVENTION", Pinned;
+        /// `HSA_CODE_SYMBOL_INFO_KERNEL_WAVEFRONT_SIZE`: ROCr 6.x's loader
+        /// answers it through `hsa_executable_symbol_get_info` too.
+        KERNEL_WAVEFRONT_SIZE = 19, "HSA_CODE_SYMBOL_INFO_KERNEL_WAVEFRONT_SIZE", Rocr64;
+        AGENT = 20, "HSA_EXECUTABLE_SYMBOL_INFO_AGENT", Pinned;
+        VARIABLE_ADDRESS = 21, "HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS", Pinned;
+        KERNEL_OBJECT = 22, "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT", Pinned;
+        INDIRECT_FUNCTION_OBJECT = 23, "HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT", Pinned;
+        /// `HSA_EXT_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT_SIZE` (ROCr's
+        /// `core/inc/amd_hsa_loader.hpp`, 5.2.3 and 6.4).
+        EXT_KERNEL_OBJECT_SIZE = 100, "HSA_EXT_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT_SIZE", RocrInternal;
+        /// `HSA_EXT_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT_ALIGN` (as above).
+        EXT_KERNEL_OBJECT_ALIGN = 101, "HSA_EXT_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT_ALIGN", RocrInternal;
+    }
+}
+
+/// `hsa_amd_segment_t` (`hsa_region_segment_t` uses the same numbers for these).
+pub mod amd_segment {
+    pub const GLOBAL: u32 = 0;
+    pub const GROUP: u32 = 3;
+}
+
+/// `hsa_amd_memory_pool_global_flag_t` (`hsa_region_global_flag_t` uses the same numbers).
+pub mod pool_flag {
+    pub const KERNARG_INIT: u32 = 1;
+    pub const FINE_GRAINED: u32 = 2;
+    pub const COARSE_GRAINED: u32 = 4;
+    /// ROCr 6.x only.
+    pub const EXTENDED_SCOPE_FINE_GRAINED: u32 = 8;
+}
+
+/// `hsa_amd_memory_pool_access_t`.
+pub mod pool_access {
+    pub const NEVER_ALLOWED: u32 = 0;
+    pub const ALLOWED_BY_DEFAULT: u32 = 1;
+    pub const DISALLOWED_BY_DEFAULT: u32 = 2;
+}
+
+/// `hsa_amd_memory_pool_location_t` (ROCr 6.x only).
+pub mod pool_location {
+    pub const CPU: u32 = 0;
+    pub const GPU: u32 = 1;
+}
+
+/// `hsa_amd_link_info_type_t`.
+pub mod link_type {
+    pub const PCIE: u32 = 2;
+    pub const XGMI: u32 = 4;
+}
+
+/// `hsa_device_type_t`.
+pub mod device_type {
+    pub const CPU: u32 = 0;
+    pub const GPU: u32 = 1;
+}
+
+/// `hsa_profile_t`.
+pub mod profile {
+    pub const BASE: u32 = 0;
+    pub const FULL: u32 = 1;
+}
+
+/// Value constants only ROCr 6.4.3's headers define; `tests/abi_layout.rs`
+/// checks them against those headers.
+pub const CONSTANTS_ROCR64: &[(&str, i64)] = &[
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED",
+        pool_flag::EXTENDED_SCOPE_FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_LOCATION_CPU",
+        pool_location::CPU as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_LOCATION_GPU",
+        pool_location::GPU as i64,
+    ),
+];
+
+/// Every named attribute id of every info newtype, for the C probe:
+/// (C name, value, headers).
+pub fn info_constants() -> Vec<(&'static str, i64, Header)> {
+    fn add<T: Copy>(
+        v: &mut Vec<(&'static str, i64, Header)>,
+        named: &'static [(&'static str, T, Header)],
+        raw: impl Fn(T) -> u32,
+    ) {
+        v.extend(named.iter().map(|&(n, x, h)| (n, raw(x) as i64, h)));
+    }
+    let mut v = Vec::new();
+    add(&mut v, SystemInfo::NAMED, |x| x.0);
+    add(&mut v, AgentInfo::NAMED, |x| x.0);
+    add(&mut v, PoolInfo::NAMED, |x| x.0);
+    add(&mut v, AgentPoolInfo::NAMED, |x| x.0);
+    add(&mut v, RegionInfo::NAMED, |x| x.0);
+    add(&mut v, IsaInfo::NAMED, |x| x.0);
+    add(&mut v, CacheInfo::NAMED, |x| x.0);
+    add(&mut v, WavefrontInfo::NAMED, |x| x.0);
+    add(&mut v, ExecutableInfo::NAMED, |x| x.0);
+    add(&mut v, SymbolInfo::NAMED, |x| x.0);
+    v
+}
+
 /// Size in bytes of every AQL packet.
 pub const AQL_PACKET_SIZE: usize = 64;
 
@@ -644,6 +1007,52 @@ pub const CONSTANTS: &[(&str, i64)] = &[
         HsaStatus::ERROR_INVALID_RUNTIME_STATE.0 as i64,
     ),
     ("HSA_STATUS_ERROR_FATAL", HsaStatus::ERROR_FATAL.0 as i64),
+    ("HSA_AMD_SEGMENT_GLOBAL", amd_segment::GLOBAL as i64),
+    ("HSA_AMD_SEGMENT_GROUP", amd_segment::GROUP as i64),
+    ("HSA_REGION_SEGMENT_GLOBAL", amd_segment::GLOBAL as i64),
+    ("HSA_REGION_SEGMENT_GROUP", amd_segment::GROUP as i64),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT",
+        pool_flag::KERNARG_INIT as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED",
+        pool_flag::FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED",
+        pool_flag::COARSE_GRAINED as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_KERNARG",
+        pool_flag::KERNARG_INIT as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_FINE_GRAINED",
+        pool_flag::FINE_GRAINED as i64,
+    ),
+    (
+        "HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED",
+        pool_flag::COARSE_GRAINED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED",
+        pool_access::NEVER_ALLOWED as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT",
+        pool_access::ALLOWED_BY_DEFAULT as i64,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT",
+        pool_access::DISALLOWED_BY_DEFAULT as i64,
+    ),
+    ("HSA_AMD_LINK_INFO_TYPE_PCIE", link_type::PCIE as i64),
+    ("HSA_AMD_LINK_INFO_TYPE_XGMI", link_type::XGMI as i64),
+    ("HSA_DEVICE_TYPE_CPU", device_type::CPU as i64),
+    ("HSA_DEVICE_TYPE_GPU", device_type::GPU as i64),
+    ("HSA_PROFILE_BASE", profile::BASE as i64),
+    ("HSA_PROFILE_FULL", profile::FULL as i64),
 ];
 
 // Compile-time pins (hsa.h / amd_hsa_queue.h / amd_hsa_signal.h, libhsa-runtime-dev 5.2.3).

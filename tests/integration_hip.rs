@@ -313,6 +313,37 @@ fn build(hip: Hip, name: &str) -> Place {
     })
 }
 
+/// `integration/hip/<name>.cpp` built for AddressSanitizer (host code; device code has no
+/// sanitizer on gfx90a without xnack+, and kernels never run anyway), as `<name>-asan`.
+fn build_asan(hip: Hip, name: &str) -> Place {
+    let what = format!("{name}-asan");
+    cached(hip, &what, || {
+        let exe = sub(&sub(&base(hip), "bin"), &what);
+        std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
+        let include = match hip {
+            Hip::V5_2 => repo().join("integration/hip").display().to_string(),
+            Hip::V6_4 => format!("{}/src", chroot().work.seen),
+        };
+        hipcc(
+            hip,
+            vec![
+                "--offload-arch=gfx90a".into(),
+                "-O1".into(),
+                "-g".into(),
+                "-fsanitize=address".into(),
+                "-fno-omit-frame-pointer".into(),
+                "-I".into(),
+                include,
+                src(hip, &format!("{name}.cpp")),
+                "-o".into(),
+                exe.seen.clone(),
+            ],
+            &format!("integration/hip/{name}.cpp (-fsanitize=address)"),
+        )?;
+        Ok(exe)
+    })
+}
+
 /// `integration/hip/module_kernels.cpp` built into a code object with `hipcc --genco`.
 fn build_code_object(hip: Hip) -> Place {
     cached(hip, "module_kernels.co", || {
@@ -1139,6 +1170,19 @@ fn check_runs(
     want: impl Fn(&Run) -> Expect,
     extra: impl Fn(&Run, &mut Vec<String>),
 ) {
+    check_runs_env(hip, name, args, tag, &[], want, extra)
+}
+
+/// As `check_runs`, with extra environment for the program (virtual mode only).
+fn check_runs_env(
+    hip: Hip,
+    name: &str,
+    args: &[String],
+    tag: &str,
+    env: &[(&str, &str)],
+    want: impl Fn(&Run) -> Expect,
+    extra: impl Fn(&Run, &mut Vec<String>),
+) {
     if FORWARDED.with(|f| f.get()) {
         return check_forwarded(hip, name, args, tag, want, extra);
     }
@@ -1154,7 +1198,7 @@ fn check_runs(
             ));
             continue;
         }
-        let run = run(hip, &exe, args, mode, tag, &[]);
+        let run = run(hip, &exe, args, mode, tag, env);
         hung = run.status.is_none();
         let mut p = problems(&run, &want(&run));
         extra(&run, &mut p);
@@ -1790,6 +1834,81 @@ fn fork(hip: Hip, variant: &str) {
     );
 }
 
+/// Arrays, textures and surfaces (`integration/hip/images.cpp`). HIP moves array data with its
+/// own blit kernels on both versions (as on a real GPU: ROCclr's image DMA is off on ROCm), so
+/// every array copy is a flagged blit and its destination is unchanged. The descriptors HIP
+/// copies out of SoftGPU's image and sampler handles into its texture and surface objects are
+/// checked field by field by the program itself.
+fn images(hip: Hip) {
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z8tex_readP13__hip_texturePfi.kd",
+                "tex_read(__hip_texture*, float*, int)",
+                [1024, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z8tex_readP13__hip_texturePfi.kd",
+                "tex_read(__hip_texture*, float*, int)",
+                [700, 1, 1],
+                [100, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z10surf_writeP13__hip_surfacei.kd",
+                "surf_write(__hip_surface*, int)",
+                [1024, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z11tex_read_3dP13__hip_texturePf.kd",
+                "tex_read_3d(__hip_texture*, float*)",
+                [32, 8, 1],
+                [8, 8, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z9tex_fetchP13__hip_texturePf.kd",
+                "tex_fetch(__hip_texture*, float*)",
+                [1024, 1, 1],
+                [256, 1, 1],
+                0,
+                1,
+            ),
+        ],
+        rejected: vec![],
+        // hipMemcpy2DToArray, hipMemcpyToArray, hipMemcpyHtoA and hipMemcpy3D (host to array);
+        // the same four back; one hipMemcpy3D array to array.
+        blits: vec![
+            ("__amd_rocclr_copyBufferToImage.kd", 4),
+            ("__amd_rocclr_copyImageToBuffer.kd", 4),
+            ("__amd_rocclr_copyImage.kd", 1),
+        ],
+        facts: facts(&[
+            ("max_texture_1d", "16384"),
+            ("max_texture_2d", "16384x16384"),
+            ("max_texture_3d", "16384x16384x8192"),
+            // The blits were recorded and did not run.
+            ("array2d_round_trip_result", "unchanged"),
+            ("array_1d_copies_result", "unchanged"),
+            ("array3d_round_trip_result", "unchanged"),
+            ("texture_descriptors", "ok"),
+            ("surface_descriptor", "ok"),
+            ("linear_texture_descriptor", "ok"),
+            ("pitched_texture_descriptor", "ok"),
+            ("pitch", "512"),
+        ]),
+    };
+    check_program(hip, "images", &[], &want);
+}
+
 fn properties(hip: Hip) {
     let want = Expect {
         dispatches: vec![],
@@ -1802,6 +1921,17 @@ fn properties(hip: Hip) {
             ("max_threads_per_block", "1024"),
             ("shared_mem_per_block", "65536"),
             ("major_minor", "9.0"),
+            // ROCr's gfx9 image limits, read by HIP as uint32_t values (HIP 5.2 once saw
+            // maxTexture2D = 16384,0 when they were written as 64-bit values).
+            ("max_texture_1d", "16384"),
+            ("max_texture_1d_linear", "2147483647"),
+            ("max_texture_2d", "16384,16384"),
+            ("max_texture_3d", "16384,16384,8192"),
+            // A real MI210 has cooperative queues.
+            ("cooperative_launch", "1"),
+            ("cooperative_multi_device_launch", "1"),
+            // hipDeviceMallocFinegrained memory comes from the fine-grained VRAM pool.
+            ("fine_grained_malloc_flags", "2"),
         ]),
     };
     check_runs(
@@ -1821,6 +1951,151 @@ fn properties(hip: Hip) {
             }
             if run.fact("name").is_none_or(str::is_empty) {
                 p.push("the device has no name".into());
+            }
+        },
+    );
+}
+
+/// The image limits ROCr reports for gfx9 (its image look-up table), as HIP reads them.
+fn image_limit_facts() -> Vec<(&'static str, String)> {
+    facts(&[
+        ("image_1d", "16384"),
+        ("image_1da", "16384"),
+        ("image_1db", "4294967295"),
+        ("image_2d", "16384,16384"),
+        ("image_2da", "16384,16384"),
+        ("image_2ddepth", "16384,16384"),
+        ("image_2dadepth", "16384,16384"),
+        ("image_3d", "16384,16384,8192"),
+        ("image_layers", "8192"),
+        ("image_handles", "128,64,16"),
+    ])
+}
+
+fn image_limits(hip: Hip) {
+    let want = Expect {
+        facts: image_limit_facts(),
+        ..Default::default()
+    };
+    check_program(hip, "image_limits", &[], &want);
+}
+
+/// The same program built with AddressSanitizer: its uint32_t buffers on its own stack get
+/// exactly the bytes ROCr writes, and nothing past them (no stack-buffer-overflow report).
+fn image_limits_under_asan(hip: Hip) {
+    let exe = build_asan(hip, "image_limits");
+    let want = Expect {
+        facts: image_limit_facts(),
+        ..Default::default()
+    };
+    let run = run(
+        hip,
+        &exe,
+        &[],
+        Completion::Inline,
+        "image_limits-asan",
+        &[("ASAN_OPTIONS", "detect_leaks=0:halt_on_error=1")],
+    );
+    let mut p = problems(&run, &want);
+    if run.stderr.contains("AddressSanitizer") {
+        p.push("AddressSanitizer reported an error".into());
+    }
+    assert!(
+        p.is_empty(),
+        "{}:\n  {}\n{}",
+        run.what,
+        p.join("\n  "),
+        run.context()
+    );
+}
+
+/// Cooperative launches on `gpus` gfx90a devices: hipLaunchCooperativeKernel twice and one
+/// hipLaunchCooperativeKernelMultiDevice over every device, each dispatch after HIP's
+/// `__amd_rocclr_gwsInit` blit on the device's cooperative queue; a launch larger than the
+/// device can hold at once is refused by HIP.
+fn cooperative(hip: Hip, gpus: u64) {
+    let targets = vec!["gfx90a"; gpus as usize].join(",");
+    let want = Expect {
+        dispatches: vec![
+            kd(
+                "_Z8grid_sumPiS_.kd",
+                "grid_sum(int*, int*)",
+                [104 * 256, 1, 1],
+                [256, 1, 1],
+                0,
+                1,
+            ),
+            kd(
+                "_Z8grid_sumPiS_.kd",
+                "grid_sum(int*, int*)",
+                [8 * 64, 1, 1],
+                [64, 1, 1],
+                1024,
+                1,
+            ),
+            kd(
+                "_Z14multi_grid_sumPiS_.kd",
+                "multi_grid_sum(int*, int*)",
+                [16 * 128, 1, 1],
+                [128, 1, 1],
+                0,
+                gpus,
+            ),
+        ],
+        rejected: vec![],
+        blits: vec![("__amd_rocclr_gwsInit", 2 + gpus)],
+        facts: facts(&[
+            ("devices", &gpus.to_string()),
+            ("cooperative_launch", "1"),
+            ("cooperative_multi_device_launch", "1"),
+            ("multiprocessors", "104"),
+            // 8 blocks of 256 threads per CU (32 waves of 64) on 104 CUs.
+            ("max_cooperative_blocks", "832"),
+            ("too_large", "refused"),
+        ]),
+    };
+    let tag = format!("cooperative-{gpus}");
+    check_runs_env(
+        hip,
+        "cooperative",
+        &[],
+        &tag,
+        &[("SOFTGPU_TARGET", &targets)],
+        |_| want.clone(),
+        |run, p| {
+            // Every cooperative dispatch, and its gwsInit, on one queue per device, and
+            // nothing else on that queue but barriers.
+            let mut queues: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for r in &run.records {
+                if r["type"].as_str() == Some("kernel_dispatch") {
+                    queues
+                        .entry(r["queue_id"].to_string())
+                        .or_default()
+                        .push(r["kernel_symbol"].as_str().unwrap_or("").to_string());
+                }
+            }
+            let coop: Vec<&Vec<String>> = queues
+                .values()
+                .filter(|v| v.iter().any(|k| k.contains("grid_sum")))
+                .collect();
+            if coop.len() as u64 != gpus {
+                p.push(format!(
+                    "cooperative dispatches on {} queues, expected one per device ({gpus}): {queues:?}",
+                    coop.len()
+                ));
+            }
+            for v in coop {
+                for pair in v.chunks(2) {
+                    if !(pair.len() == 2
+                        && pair[0] == "__amd_rocclr_gwsInit.kd"
+                        && pair[1].contains("grid_sum"))
+                    {
+                        p.push(format!(
+                            "a cooperative queue holds {v:?}; expected gwsInit, kernel, gwsInit, ..."
+                        ));
+                        break;
+                    }
+                }
             }
         },
     );
@@ -1857,6 +2132,15 @@ per_hip_version! {
         => |hip| fork(hip, "fork");
     a_shell_started_by_system_after_hip_init_writes_no_capture => |hip| fork(hip, "system");
     hip_discovers_one_gfx90a_device_with_the_advertised_properties => properties;
+    arrays_textures_and_surfaces_work_their_descriptors_are_softgpus_and_array_copies_are_flagged_blits
+        => images;
+    the_image_limits_are_uint32_values_as_hip_reads_them => image_limits;
+    under_address_sanitizer_no_image_limit_write_overflows_its_uint32_buffer
+        => image_limits_under_asan;
+    grid_synchronising_cooperative_launches_go_to_the_cooperative_queue_and_are_captured
+        => |hip| cooperative(hip, 1);
+    a_cooperative_multi_device_launch_over_two_gpus_is_captured_on_each_cooperative_queue
+        => |hip| cooperative(hip, 2);
     intercept_and_observe_run_the_example_over_a_stand_in_rocr_and_capture_what_virtual_does
         => |hip| over_a_stand_in_rocr(hip, example);
     intercept_and_observe_move_every_copy_and_capture_every_blit => |hip| over_a_stand_in_rocr(hip, memcpy);
@@ -1867,6 +2151,7 @@ per_hip_version! {
     intercept_and_observe_lose_no_dispatch_of_four_threads => |hip| over_a_stand_in_rocr(hip, threads);
     intercept_and_observe_survive_a_printf_kernel => |hip| over_a_stand_in_rocr(hip, printf);
     intercept_and_observe_forward_device_properties => |hip| over_a_stand_in_rocr(hip, properties);
+    intercept_and_observe_forward_the_image_extension => |hip| over_a_stand_in_rocr(hip, images);
     intercept_and_observe_keep_a_forked_child_out_of_the_capture
         => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "fork"));
     intercept_and_observe_keep_a_shell_from_system_out_of_the_capture

@@ -1144,6 +1144,47 @@ fn runtime_api_semantics_hold_and_a_fail_closed_entry_point_logs_its_name() {
     );
 }
 
+/// The image extension (`integration/images.c`): every format's capability on every geometry,
+/// data sizes with and without a layout, the descriptors behind image and sampler handles,
+/// import, export, copy and clear checked byte for byte in the linear layout (padding and gaps
+/// untouched), and the status of every bad argument, forged handle and destroyed handle.
+#[test]
+fn the_image_extension_answers_as_rocr_moves_bytes_in_the_image_layout_and_refuses_bad_handles() {
+    let run = run("images");
+    for key in [
+        "capabilities",
+        "data_info",
+        "create_destroy",
+        "import_export",
+        "copy",
+        "clear",
+        "samplers",
+        "amd_and_table",
+    ] {
+        assert_eq!(run.fact(key), "ok", "{key}\n{}", run.context());
+    }
+    // ROCr's table: 86 (order, type) pairs on 2D images.
+    assert_eq!(run.fact_u64("formats_2d"), 86, "{}", run.context());
+    assert!(
+        run.fact_u64("byte_checks") >= 60,
+        "fewer byte-exact checks than the program makes\n{}",
+        run.context()
+    );
+    assert_eq!(run.fact("done"), "1");
+    assert!(
+        run.records.is_empty(),
+        "the image functions submit no packet, but the capture holds {} records\n{}",
+        run.records.len(),
+        run.context()
+    );
+    // Nothing in the image extension fails closed any more.
+    assert!(
+        !run.stderr.contains("not implemented"),
+        "an image function failed closed\n{}",
+        run.context()
+    );
+}
+
 /// Run a compiled program under the shim with extra environment, without
 /// judging its exit status. Returns (status, stdout, stderr).
 fn run_env(
@@ -1738,6 +1779,63 @@ fn in_intercept_and_observe_mode_the_contract_holds_with_the_real_runtimes_signa
 }
 
 #[test]
+fn in_intercept_and_observe_mode_the_image_extension_is_the_real_runtimes_and_its_checks_still_hold()
+ {
+    // Over a real ROCr every image function is a pass-through: here the stand-in answers, and
+    // the program's own byte-exact checks must hold through it. Call counts at both ends show
+    // the calls were forwarded, and arrived, once each.
+    let lower = stand_in_rocr();
+    let lower = lower.to_str().unwrap();
+    for mode in ["intercept", "observe"] {
+        let counts = work_dir("images").join(format!("images-{mode}.counts.jsonl"));
+        let _ = std::fs::remove_file(&counts);
+        let run = run_over(
+            "images",
+            &format!("images-{mode}"),
+            &[],
+            &[
+                ("SOFTGPU_MODE", mode),
+                ("LD_LIBRARY_PATH", lower),
+                ("SOFTGPU_CALL_COUNTS", counts.to_str().unwrap()),
+            ],
+        );
+        assert_eq!(run.fact("done"), "1", "{mode}\n{}", run.context());
+        assert_eq!(run.fact("import_export"), "ok", "{mode}\n{}", run.context());
+        let text = std::fs::read_to_string(&counts).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let by_role = |role: &str| {
+            lines
+                .iter()
+                .find(|v| v["role"] == role)
+                .unwrap_or_else(|| panic!("{mode}: no `{role}` call-count line in {text}"))
+                .clone()
+        };
+        let (shim, below) = (by_role("shim"), by_role("lower"));
+        for f in [
+            "hsa_ext_image_create",
+            "hsa_ext_image_create_with_layout",
+            "hsa_ext_image_import",
+            "hsa_ext_image_export",
+            "hsa_ext_image_copy",
+            "hsa_ext_image_clear",
+            "hsa_ext_image_destroy",
+            "hsa_ext_sampler_create",
+            "hsa_amd_image_get_info_max_dim",
+        ] {
+            let fwd = shim["forwarded"][f].as_u64().unwrap_or(0);
+            let got = below["received"][f].as_u64().unwrap_or(0);
+            assert!(
+                fwd > 0 && fwd == got,
+                "{mode}: {f} forwarded {fwd} times, received below {got} times"
+            );
+        }
+    }
+}
+
+#[test]
 fn auto_mode_picks_virtual_when_the_real_rocr_has_no_gpu_and_intercept_over_a_runtime_with_one() {
     if Path::new("/dev/kfd").exists() {
         eprintln!("skipped: this machine has /dev/kfd, so the real ROCr may well have a GPU");
@@ -2223,4 +2321,68 @@ fn queues_created_and_destroyed_thousands_of_times_each_end_in_the_capture_with_
     assert!(cap.end.pending_at_destroy.is_empty());
     let queues: std::collections::BTreeSet<u64> = cap.records.iter().map(|r| r.queue_id).collect();
     assert_eq!(queues.len(), 3000, "one record per queue");
+}
+
+/// `integration/attr_guard_kernels.hip` as a gfx90a code object: one kernel and
+/// one global variable, so the executable has both kinds of symbol.
+fn attr_guard_code_object() -> PathBuf {
+    // Built once per test process: tests running at once must not race on the file.
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_attr_guard_code_object).clone()
+}
+
+fn build_attr_guard_code_object() -> PathBuf {
+    let dir = work_dir("attr_guard");
+    let out_path = dir.join("attr_guard_kernels.hsaco");
+    let out = Command::new("hipcc")
+        .args([
+            "--genco",
+            "--offload-arch=gfx90a",
+            "--no-gpu-bundle-output",
+            "-O1",
+            "-o",
+        ])
+        .arg(&out_path)
+        .arg(repo().join("integration/attr_guard_kernels.hip"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run hipcc: {e}; {SETUP_HINT}"));
+    assert!(
+        out.status.success(),
+        "hipcc --genco attr_guard_kernels.hip failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out_path
+}
+
+/// Run `attr_guard` on the given targets; returns its facts.
+fn attr_guard(tag: &str, targets: &str) -> Run {
+    let co = attr_guard_code_object();
+    let co = co.to_string_lossy().into_owned();
+    let run = run_over("attr_guard", tag, &[&co], &[("SOFTGPU_TARGET", targets)]);
+    assert_eq!(run.fact("done"), "1", "{}", run.context());
+    assert_eq!(run.fact("problems"), "0", "{}", run.context());
+    run
+}
+
+#[test]
+fn every_attribute_rocr_answers_is_answered_and_no_byte_outside_the_width_rocr_writes_is_touched() {
+    // One GPU with images (gfx90a), one ROCr 6.4 gives none (gfx942: every image
+    // limit a 4-byte zero), one RDNA3: the system, the CPU and each GPU agent,
+    // every pool and agent/pool pair, regions, ISAs, wavefronts, caches, and a
+    // loaded executable with a kernel and variables.
+    let run = attr_guard("three_gpus", "gfx90a,gfx942,gfx1100");
+    assert_eq!(run.fact("agents"), "4", "{}", run.context());
+    assert!(run.fact("kernels") != "0" && run.fact("variables") != "0");
+    let checked = run.fact_u64("checked");
+    assert!(
+        checked > 900,
+        "only {checked} attribute queries were checked\n{}",
+        run.context()
+    );
+}
+
+#[test]
+fn the_default_gfx90a_agent_answers_every_attribute_within_its_width() {
+    let run = attr_guard("default", "gfx90a");
+    assert_eq!(run.fact("agents"), "2", "{}", run.context());
 }

@@ -3,6 +3,9 @@
 // program checks that the different ways of asking agree with each other.
 #include "sg_hip.h"
 
+#include <dlfcn.h>
+#include <hsa/hsa_ext_amd.h>
+
 int main() {
     sg_start("properties");
     SG_HIP(hipInit(0));
@@ -32,6 +35,13 @@ int main() {
     sg_fact("clock_rate_khz", "%d", p.clockRate);
     sg_fact("l2_cache_size", "%d", p.l2CacheSize);
     sg_fact("pci", "%04x:%02x:%02x", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    // Image limits: HIP reads them from the agent as uint32_t values.
+    sg_fact("max_texture_1d", "%d", p.maxTexture1D);
+    sg_fact("max_texture_1d_linear", "%d", p.maxTexture1DLinear);
+    sg_fact("max_texture_2d", "%d,%d", p.maxTexture2D[0], p.maxTexture2D[1]);
+    sg_fact("max_texture_3d", "%d,%d,%d", p.maxTexture3D[0], p.maxTexture3D[1], p.maxTexture3D[2]);
+    sg_fact("cooperative_launch", "%d", p.cooperativeLaunch);
+    sg_fact("cooperative_multi_device_launch", "%d", p.cooperativeMultiDeviceLaunch);
 
     // The same facts through other entry points.
     int v = 0;
@@ -58,6 +68,21 @@ int main() {
     SG_HIP(hipMemGetInfo(&free_b, &total_b));
     SG_EXPECT(total_b > 0 && free_b <= total_b, "hipMemGetInfo free %zu total %zu", free_b,
               total_b);
+    // Fine-grained device memory: a real MI210 in an xGMI hive has a fine-grained VRAM pool,
+    // which hipDeviceMallocFinegrained allocates from (HIP 5.2 fails without one). The
+    // runtime's pointer info says which pool (HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_*).
+    void *fine = nullptr;
+    SG_HIP(hipExtMallocWithFlags(&fine, 1 << 20, hipDeviceMallocFinegrained));
+    auto pointer_info = reinterpret_cast<decltype(&hsa_amd_pointer_info)>(
+        dlsym(RTLD_DEFAULT, "hsa_amd_pointer_info"));
+    SG_EXPECT(pointer_info, "hsa_amd_pointer_info is not in the process");
+    hsa_amd_pointer_info_t pi;
+    std::memset(&pi, 0, sizeof pi);
+    pi.size = sizeof pi;
+    SG_EXPECT(pointer_info(fine, &pi, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS,
+              "hsa_amd_pointer_info failed");
+    sg_fact("fine_grained_malloc_flags", "%u", pi.global_flags);
+    SG_HIP(hipFree(fine));
     int rt = 0, drv = 0;
     SG_HIP(hipRuntimeGetVersion(&rt));
     SG_HIP(hipDriverGetVersion(&drv));

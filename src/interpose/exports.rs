@@ -15,10 +15,23 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use super::forward::{self, call_real};
 use super::{observe, status, value};
-use crate::abi::{HsaAgent, HsaSignal, HsaStatus, SignalCondition};
+use crate::abi::{
+    AgentInfo, AgentPoolInfo, CacheInfo, ExecutableInfo, HsaAgent, HsaSignal, HsaStatus, IsaInfo,
+    PoolInfo, RegionInfo, SignalCondition, SymbolInfo, SystemInfo, WavefrontInfo,
+};
 use crate::config::Mode;
-use crate::runtime::agents::{AgentKind, Info, InfoError, PoolKind, Topology};
+use crate::runtime::agents::{AgentKind, CacheId, Info, InfoError, PoolKind, Topology};
 use crate::runtime::{self, events, memory, queues, signals, sys};
+
+// The image extension's exports live in `interpose::images`; the entry-point
+// table reaches every implemented export through this module.
+pub use super::images::{
+    hsa_amd_image_create, hsa_amd_image_get_info_max_dim, hsa_ext_image_clear, hsa_ext_image_copy,
+    hsa_ext_image_create, hsa_ext_image_create_with_layout, hsa_ext_image_data_get_info,
+    hsa_ext_image_data_get_info_with_layout, hsa_ext_image_destroy, hsa_ext_image_export,
+    hsa_ext_image_get_capability, hsa_ext_image_get_capability_with_layout, hsa_ext_image_import,
+    hsa_ext_sampler_create, hsa_ext_sampler_destroy,
+};
 
 type R = Result<(), HsaStatus>;
 
@@ -46,15 +59,37 @@ fn write_out<T: Copy>(out: *mut T, v: T) -> R {
     Ok(())
 }
 
+/// Say once per (function, attribute) that an attribute is not answered.
+fn unanswered(name: &'static str, attr: u32) {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<(&'static str, u32)>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    if SEEN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert((name, attr))
+    {
+        tracing::warn!(
+            "softgpu: {name}: attribute {attr:#x} is not answered for this object (ROCr does not answer it either); returning HSA_STATUS_ERROR_INVALID_ARGUMENT"
+        );
+    }
+}
+
+/// Write an info answer, or turn its error into a status. Every answer has
+/// the width ROCr writes (checked in `runtime::agents`), so the write never
+/// goes past a buffer sized as ROCr's callers size it.
 fn info_result(name: &'static str, attr: u32, r: Result<Info, InfoError>, out: *mut c_void) -> R {
     match r {
         Ok(i) => write_info(out, &i),
         Err(InfoError::BadHandle) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
-        Err(InfoError::Unsupported) | Err(InfoError::Special) => {
-            tracing::warn!(
-                "softgpu: {name}: attribute {attr:#x} is not answered by the virtual runtime; returning HSA_STATUS_ERROR_INVALID_ARGUMENT"
-            );
+        Err(InfoError::Unsupported) => {
+            unanswered(name, attr);
             Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+        Err(InfoError::Width { got, want }) => {
+            tracing::error!(
+                "softgpu: {name}: internal error: the answer for attribute {attr:#x} has {got} bytes, ROCr writes {want}; nothing written, returning HSA_STATUS_ERROR"
+            );
+            Err(HsaStatus::ERROR)
         }
     }
 }
@@ -121,6 +156,10 @@ pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> 
             HsaStatus::ERROR_INVALID_CODE_OBJECT_READER => c"HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: The code object reader is invalid.",
             HsaStatus::ERROR_INVALID_RUNTIME_STATE => c"HSA_STATUS_ERROR_INVALID_RUNTIME_STATE: The runtime is in an invalid state.",
             HsaStatus::ERROR_FATAL => c"HSA_STATUS_ERROR_FATAL: The queue received an error that may require process termination.",
+            crate::runtime::images::status::FORMAT_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED: The agent does not support this image format and geometry.",
+            crate::runtime::images::status::SIZE_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED: An image dimension exceeds the agent's limit for the geometry.",
+            crate::runtime::images::status::PITCH_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED: The row or slice pitch does not match the linear layout.",
+            crate::runtime::images::status::SAMPLER_DESCRIPTOR_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED: The sampler descriptor is not supported.",
             _ => return Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         };
         write_out(out, s.as_ptr())
@@ -132,13 +171,8 @@ pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> 
 pub unsafe extern "C" fn hsa_system_get_info(attr: u32, out: *mut c_void) -> u32 {
     status("hsa_system_get_info", || {
         let rt = rt()?;
-        match rt.topo.system_info(attr, sys::now_ns()) {
-            Err(InfoError::Special) => write_out(
-                out as *mut *const c_char,
-                crate::runtime::agents::BUILD_VERSION.as_ptr(),
-            ),
-            r => info_result("hsa_system_get_info", attr, r, out),
-        }
+        let r = rt.topo.system_info(SystemInfo(attr), sys::now_ns());
+        info_result("hsa_system_get_info", attr, r, out)
     })
 }
 
@@ -272,18 +306,8 @@ pub unsafe extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mu
     status("hsa_agent_get_info", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
-        match rt.topo.agent_info(a, attr) {
-            Err(InfoError::Special) => {
-                // HDP_FLUSH: two pointers to memory the program may write.
-                let p0 = crate::runtime::agents::HDP_WORDS[0].as_ptr() as usize;
-                let p1 = crate::runtime::agents::HDP_WORDS[1].as_ptr() as usize;
-                let mut b = Vec::with_capacity(16);
-                b.extend_from_slice(&p0.to_le_bytes());
-                b.extend_from_slice(&p1.to_le_bytes());
-                write_info(out, &Info::Bytes(b))
-            }
-            r => info_result("hsa_agent_get_info", attr, r, out),
-        }
+        let r = rt.topo.agent_info(a, AgentInfo(attr));
+        info_result("hsa_agent_get_info", attr, r, out)
     })
 }
 
@@ -311,7 +335,8 @@ pub unsafe extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_v
     status("hsa_isa_get_info_alt", || {
         let rt = rt()?;
         let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
-        info_result("hsa_isa_get_info_alt", attr, rt.topo.isa_info(d, attr), out)
+        let r = rt.topo.isa_info(d, IsaInfo(attr));
+        info_result("hsa_isa_get_info_alt", attr, r, out)
     })
 }
 
@@ -327,7 +352,8 @@ pub unsafe extern "C" fn hsa_isa_get_info(
         }
         let rt = rt()?;
         let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
-        info_result("hsa_isa_get_info", attr, rt.topo.isa_info(d, attr), out)
+        let r = rt.topo.isa_info(d, IsaInfo(attr));
+        info_result("hsa_isa_get_info", attr, r, out)
     })
 }
 
@@ -348,6 +374,142 @@ pub unsafe extern "C" fn hsa_isa_from_name(name: *const c_char, out: *mut u64) -
             .position(|d| d.isa_name == name)
             .ok_or(HsaStatus::ERROR_INVALID_ISA_NAME)?;
         write_out(out, rt.topo.isa_handle(g))
+    })
+}
+
+type CacheCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
+
+/// An agent's caches, in ROCr's order (see `Topology::caches`).
+pub unsafe extern "C" fn hsa_agent_iterate_caches(
+    agent: HsaAgent,
+    cb: Option<CacheCb>,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_agent_iterate_caches", || {
+        let rt = rt()?;
+        let a = agent_of(rt, agent)?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let caches: Vec<u64> = (0..rt.topo.caches(a).len())
+            .map(|index| rt.topo.cache_handle(CacheId { agent: a, index }))
+            .collect();
+        // SAFETY: program callback with a valid cache handle and its own data.
+        iterate(caches, |h| unsafe { cb(h, data) })
+    })
+}
+
+pub unsafe extern "C" fn hsa_cache_get_info(cache: u64, attr: u32, out: *mut c_void) -> u32 {
+    status("hsa_cache_get_info", || {
+        let rt = rt()?;
+        let c = rt.topo.cache(cache).ok_or(HsaStatus::ERROR_INVALID_CACHE)?;
+        let r = rt.topo.cache_info(c, CacheInfo(attr));
+        info_result("hsa_cache_get_info", attr, r, out)
+    })
+}
+
+/// `hsa_profile_t` values ROCr accepts.
+fn check_profile(profile: u32) -> R {
+    match profile {
+        0 | 1 => Ok(()),
+        _ => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
+    }
+}
+
+/// No exception policy is supported: ROCr answers an empty mask.
+pub unsafe extern "C" fn hsa_agent_get_exception_policies(
+    agent: HsaAgent,
+    profile: u32,
+    mask: *mut u16,
+) -> u32 {
+    status("hsa_agent_get_exception_policies", || {
+        let rt = rt()?;
+        check_profile(profile)?;
+        agent_of(rt, agent)?;
+        write_out(mask, 0)
+    })
+}
+
+pub unsafe extern "C" fn hsa_isa_get_exception_policies(
+    isa: u64,
+    profile: u32,
+    mask: *mut u16,
+) -> u32 {
+    status("hsa_isa_get_exception_policies", || {
+        let rt = rt()?;
+        check_profile(profile)?;
+        rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
+        write_out(mask, 0)
+    })
+}
+
+/// ROCr answers HSA_ROUND_METHOD_SINGLE for every type and flush mode.
+pub unsafe extern "C" fn hsa_isa_get_round_method(
+    isa: u64,
+    fp_type: u32,
+    flush_mode: u32,
+    out: *mut u32,
+) -> u32 {
+    status("hsa_isa_get_round_method", || {
+        let rt = rt()?;
+        if !matches!(fp_type, 1 | 2 | 4) || !matches!(flush_mode, 1 | 2) {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
+        write_out(out, 1) // HSA_ROUND_METHOD_SINGLE
+    })
+}
+
+/// Wavefront handles: one per ISA, tagged like the other handles.
+const WAVEFRONT_TAG: u64 = 0x5347_5700_0000_0000; // "SGW"
+
+type WavefrontCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
+
+pub unsafe extern "C" fn hsa_isa_iterate_wavefronts(
+    isa: u64,
+    cb: Option<WavefrontCb>,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_isa_iterate_wavefronts", || {
+        let rt = rt()?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
+        let wf = WAVEFRONT_TAG | (isa & 0xff_ffff_ffff);
+        // SAFETY: program callback with a valid wavefront handle and its own data.
+        iterate([wf], |h| unsafe { cb(h, data) })
+    })
+}
+
+/// `HSA_WAVEFRONT_INFO_SIZE` (a uint32_t store): the ISA's wavefront size.
+pub unsafe extern "C" fn hsa_wavefront_get_info(
+    wavefront: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
+    status("hsa_wavefront_get_info", || {
+        let rt = rt()?;
+        if wavefront & 0xffff_ff00_0000_0000 != WAVEFRONT_TAG {
+            return Err(HsaStatus::ERROR_INVALID_WAVEFRONT);
+        }
+        let isa = rt.topo.isa_handle((wavefront & 0xff_ffff_ffff) as usize);
+        let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_WAVEFRONT)?;
+        let r = match WavefrontInfo(attr) {
+            WavefrontInfo::SIZE => Ok(Info::U32(d.facts.wavefront_size.value as u32)),
+            _ => Err(InfoError::Unsupported),
+        };
+        info_result("hsa_wavefront_get_info", attr, r, out)
+    })
+}
+
+/// Two ISAs are compatible when they are the same target (each virtual ISA
+/// is one processor with fixed features).
+pub unsafe extern "C" fn hsa_isa_compatible(code_isa: u64, agent_isa: u64, out: *mut bool) -> u32 {
+    status("hsa_isa_compatible", || {
+        let rt = rt()?;
+        if out.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        let a = rt.topo.isa(code_isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
+        let b = rt.topo.isa(agent_isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
+        write_out(out, a.id == b.id)
     })
 }
 
@@ -385,14 +547,26 @@ pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
     })
 }
 
-/// Regions are the pools seen through the older API.
+/// Regions are the pools seen through the older API; an agent sees its own
+/// and the system's, as in ROCr.
 pub unsafe extern "C" fn hsa_agent_iterate_regions(
     agent: HsaAgent,
     cb: Option<PoolCb>,
     data: *mut c_void,
 ) -> u32 {
-    // SAFETY: same contract as hsa_amd_agent_iterate_memory_pools, forwarded as is.
-    unsafe { hsa_amd_agent_iterate_memory_pools(agent, cb, data) }
+    status("hsa_agent_iterate_regions", || {
+        let rt = rt()?;
+        let a = agent_of(rt, agent)?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let regions: Vec<u64> = rt
+            .topo
+            .regions_of(a)
+            .into_iter()
+            .map(|p| rt.topo.pool_handle(p))
+            .collect();
+        // SAFETY: program callback with a valid region handle and its own data.
+        iterate(regions, |h| unsafe { cb(h, data) })
+    })
 }
 
 pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
@@ -403,12 +577,8 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
     status("hsa_amd_memory_pool_get_info", || {
         let rt = rt()?;
         let p = pool_of(rt, pool)?;
-        info_result(
-            "hsa_amd_memory_pool_get_info",
-            attr,
-            rt.topo.pool_info(p, attr),
-            out,
-        )
+        let r = rt.topo.pool_info(p, PoolInfo(attr));
+        info_result("hsa_amd_memory_pool_get_info", attr, r, out)
     })
 }
 
@@ -419,17 +589,7 @@ pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c
             .topo
             .pool(region)
             .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
-        // Region attributes share numbers with pool attributes, except the
-        // region flag KERNARG (1) and ALLOC_MAX_PRIVATE_WORKGROUP_SIZE.
-        let r = match attr {
-            1 => rt.topo.pool_info(p, 1).map(|i| match i {
-                Info::U32(f) => Info::U32(f & 0b110 | u32::from(f & 1 != 0)),
-                o => o,
-            }),
-            4 => rt.topo.pool_info(p, 16),
-            8 => Ok(Info::U32(0)),
-            _ => rt.topo.pool_info(p, attr),
-        };
+        let r = rt.topo.region_info(p, RegionInfo(attr));
         info_result("hsa_region_get_info", attr, r, out)
     })
 }
@@ -444,12 +604,8 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
         let p = pool_of(rt, pool)?;
-        info_result(
-            "hsa_amd_agent_memory_pool_get_info",
-            attr,
-            rt.topo.agent_pool_info(a, p, attr),
-            out,
-        )
+        let r = rt.topo.agent_pool_info(a, p, AgentPoolInfo(attr));
+        info_result("hsa_amd_agent_memory_pool_get_info", attr, r, out)
     })
 }
 
@@ -457,9 +613,9 @@ fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: *mut *mut c
     if out.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    let max = match rt.topo.pool_info(p, 16) {
-        Ok(Info::U64(m)) if m > 0 => m,
-        _ => return Err(HsaStatus::ERROR_INVALID_ALLOCATION),
+    let max = match rt.topo.pool_alloc_max(p) {
+        0 => return Err(HsaStatus::ERROR_INVALID_ALLOCATION),
+        m => m,
     };
     match memory::allocate(size, p, max) {
         Ok(ptr) => write_out(out, ptr as *mut c_void),
@@ -1014,25 +1170,38 @@ fn shim_queue(
     agent_index: u32,
     out: *mut *mut c_void,
 ) -> Result<&'static queues::VirtualQueue, HsaStatus> {
-    let limits = crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
-    if out.is_null() || !size.is_power_of_two() || !limits.contains(&size) {
+    use crate::abi::queue_type;
+    // As ROCr's hsa_queue_create: a power-of-two size for every queue type.
+    if out.is_null() || !size.is_power_of_two() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    if queue_type > crate::abi::queue_type::SINGLE {
-        tracing::warn!(
-            "softgpu: hsa_queue_create: queue type {queue_type} (cooperative) is not modelled"
-        );
-        return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
+    let make = |size: u32, ty: u32| {
+        queues::create(size, ty, agent_index, rt.lower, |id| {
+            rt.capture
+                .as_ref()
+                .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
+        })
+        .map_err(|e| {
+            tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
+            HsaStatus::ERROR_OUT_OF_RESOURCES
+        })
+    };
+    match queue_type {
+        // ROCr's GWS queue: one per agent, shared by every cooperative create,
+        // of ROCr's own size (the requested one is ignored, as ROCr ignores it).
+        queue_type::COOPERATIVE => queues::cooperative(agent_index, || {
+            make(queues::COOPERATIVE_QUEUE_SIZE, queue_type::COOPERATIVE)
+        }),
+        queue_type::MULTI | queue_type::SINGLE => {
+            let limits =
+                crate::runtime::agents::QUEUE_MIN_SIZE..=crate::runtime::agents::QUEUE_MAX_SIZE;
+            if !limits.contains(&size) {
+                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+            }
+            make(size, queue_type)
+        }
+        _ => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
     }
-    queues::create(size, queue_type, agent_index, rt.lower, |id| {
-        rt.capture
-            .as_ref()
-            .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
-    })
-    .map_err(|e| {
-        tracing::warn!("softgpu: hsa_queue_create failed: {e:?}");
-        HsaStatus::ERROR_OUT_OF_RESOURCES
-    })
 }
 
 /// `hsa_queue_create` over a real runtime. Intercept: a queue on a real GPU
@@ -1097,7 +1266,7 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
     status("hsa_queue_destroy", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
-        vq.destroy();
+        queues::release(vq);
         Ok(())
     })
 }
@@ -1522,10 +1691,7 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
             out.agent_owner = HsaAgent {
                 handle: rt.topo.agent_handle(Topology::agent_index(owner)),
             };
-            out.global_flags = match rt.topo.pool_info(pool, 1) {
-                Ok(Info::U32(f)) => f,
-                _ => 0,
-            };
+            out.global_flags = Topology::pool_flags(pool);
         } else if let Some(l) = memory::find_locked(addr) {
             out.type_ = 2; // HSA_EXT_POINTER_TYPE_LOCKED
             out.agent_base = l.agent;
@@ -1746,31 +1912,13 @@ fn fill_table(table: *mut c_void, len: usize, fns: &[usize]) -> R {
 }
 
 fn extension_table(ext: u16, major: u16, len: usize, table: *mut c_void) -> R {
-    use super::fail_closed_exports as fc;
     if major != 1 {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     match ext {
         crate::runtime::agents::EXT_AMD_LOADER => fill_table(table, len, &super::loader::table()),
         crate::runtime::agents::EXT_IMAGES => {
-            // Every image function fails closed; the table exists because the
-            // extension must be advertised for HIP's 2D paths.
-            let fns: [usize; 13] = [
-                fc::hsa_ext_image_get_capability as *const () as usize,
-                fc::hsa_ext_image_data_get_info as *const () as usize,
-                fc::hsa_ext_image_create as *const () as usize,
-                fc::hsa_ext_image_destroy as *const () as usize,
-                fc::hsa_ext_image_copy as *const () as usize,
-                fc::hsa_ext_image_import as *const () as usize,
-                fc::hsa_ext_image_export as *const () as usize,
-                fc::hsa_ext_image_clear as *const () as usize,
-                fc::hsa_ext_sampler_create as *const () as usize,
-                fc::hsa_ext_sampler_destroy as *const () as usize,
-                fc::hsa_ext_image_get_capability_with_layout as *const () as usize,
-                fc::hsa_ext_image_data_get_info_with_layout as *const () as usize,
-                fc::hsa_ext_image_create_with_layout as *const () as usize,
-            ];
-            fill_table(table, len, &fns)
+            fill_table(table, len, &super::images::extension_table())
         }
         _ => {
             tracing::warn!(
@@ -1948,12 +2096,15 @@ pub unsafe extern "C" fn hsa_executable_get_info(exec: u64, attr: u32, out: *mut
     status("hsa_executable_get_info", || {
         rt()?;
         let (profile, state, rounding) = executables::info(exec)?;
-        match attr {
-            1 => write_info(out, &Info::U32(profile)),
-            2 => write_info(out, &Info::U32(state)),
-            3 => write_info(out, &Info::U32(rounding)),
-            _ => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
-        }
+        // hsa_profile_t, hsa_executable_state_t, hsa_default_float_rounding_mode_t:
+        // 4-byte enum stores in ROCr.
+        let r = match ExecutableInfo(attr) {
+            ExecutableInfo::PROFILE => Ok(Info::U32(profile)),
+            ExecutableInfo::STATE => Ok(Info::U32(state)),
+            ExecutableInfo::DEFAULT_FLOAT_ROUNDING_MODE => Ok(Info::U32(rounding)),
+            _ => Err(InfoError::Unsupported),
+        };
+        info_result("hsa_executable_get_info", attr, r, out)
     })
 }
 
@@ -2034,37 +2185,46 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
         let s = executables::symbol(sym)?;
         let kernel = s.kind == crate::code_object::SymbolKind::Kernel;
         let kd = s.kd.unwrap_or_default();
-        let info = match attr {
-            0 => Info::U32(if kernel { 1 } else { 0 }),
-            1 => Info::U32(s.name.len() as u32),
-            2 => Info::Bytes(s.name.as_bytes().to_vec()),
-            3 => Info::U32(0),
-            4 => Info::Bytes(Vec::new()),
-            20 => Info::U64(rt.topo.agent_handle(s.agent_index)),
-            5 => Info::U32(if s.global { 1 } else { 0 }),
-            17 => Info::Bool(true),
-            21 if !kernel => Info::U64(s.address),
-            6 if !kernel => Info::U32(0),
-            7 if !kernel => Info::U32(0),
-            // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
-            8 if !kernel => Info::U32(8),
-            9 if !kernel => Info::U32(s.size as u32),
-            // HIP 6.4 asks every symbol whether it is a constant variable.
-            10 => Info::Bool(false),
-            22 if kernel => Info::U64(s.address),
-            11 if kernel => Info::U32(s.kernarg_size),
-            12 if kernel => Info::U32(s.kernarg_align),
-            13 if kernel => Info::U32(kd.group_segment_fixed_size),
-            14 if kernel => Info::U32(kd.private_segment_fixed_size),
-            15 if kernel => Info::Bool(kd.uses_dynamic_stack()),
-            18 if kernel => Info::U32(0),
-            _ => {
-                tracing::warn!(
-                    "softgpu: hsa_executable_symbol_get_info: attribute {attr} does not apply to {}",
-                    s.name
-                );
-                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        // What ROCr's loader answers (5.2.3 and 6.4, loader/executable.cpp):
+        // the common attributes for every symbol (including the object address
+        // under both its names), the kernel attributes for kernels and the
+        // variable attributes for variables; anything else is INVALID_ARGUMENT.
+        use SymbolInfo as Y;
+        let info = match SymbolInfo(attr) {
+            Y::TYPE => Some(Info::U32(u32::from(kernel))), // VARIABLE 0, KERNEL 1
+            Y::NAME_LENGTH => Some(Info::U32(s.name.len() as u32)),
+            Y::NAME => Some(Info::Bytes(s.name.as_bytes().to_vec())), // no NUL, as ROCr
+            Y::MODULE_NAME_LENGTH => Some(Info::U32(0)),
+            Y::MODULE_NAME => Some(Info::Bytes(Vec::new())),
+            Y::LINKAGE => Some(Info::U32(u32::from(s.global))),
+            Y::IS_DEFINITION => Some(Info::Bool(true)),
+            Y::KERNEL_CALL_CONVENTION => Some(Info::U32(0)),
+            Y::KERNEL_OBJECT | Y::VARIABLE_ADDRESS => Some(Info::U64(s.address)),
+            Y::AGENT => Some(Info::U64(rt.topo.agent_handle(s.agent_index))),
+            Y::KERNEL_KERNARG_SEGMENT_SIZE if kernel => Some(Info::U32(s.kernarg_size)),
+            Y::KERNEL_KERNARG_SEGMENT_ALIGNMENT if kernel => Some(Info::U32(s.kernarg_align)),
+            Y::KERNEL_GROUP_SEGMENT_SIZE if kernel => Some(Info::U32(kd.group_segment_fixed_size)),
+            Y::KERNEL_PRIVATE_SEGMENT_SIZE if kernel => {
+                Some(Info::U32(kd.private_segment_fixed_size))
             }
+            Y::KERNEL_DYNAMIC_CALLSTACK if kernel => Some(Info::Bool(kd.uses_dynamic_stack())),
+            Y::KERNEL_WAVEFRONT_SIZE if kernel => Some(Info::U32(kd.wavefront_size())),
+            // A kernel descriptor: 64 bytes, 64-byte aligned.
+            Y::EXT_KERNEL_OBJECT_SIZE | Y::EXT_KERNEL_OBJECT_ALIGN if kernel => Some(Info::U32(64)),
+            Y::VARIABLE_ALLOCATION if !kernel => Some(Info::U32(0)), // AGENT
+            Y::VARIABLE_SEGMENT if !kernel => Some(Info::U32(0)),    // GLOBAL
+            // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
+            Y::VARIABLE_ALIGNMENT if !kernel => Some(Info::U32(8)),
+            Y::VARIABLE_SIZE if !kernel => Some(Info::U32(s.size as u32)),
+            Y::VARIABLE_IS_CONST if !kernel => Some(Info::Bool(false)),
+            _ => None,
+        };
+        let Some(info) = info else {
+            tracing::debug!(
+                "softgpu: hsa_executable_symbol_get_info: attribute {attr} does not apply to {} (ROCr does not answer it either)",
+                s.name
+            );
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         };
         write_info(out, &info)
     })

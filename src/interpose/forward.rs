@@ -31,6 +31,7 @@ use std::cell::Cell;
 use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
+use crate::abi::{AgentInfo, SymbolInfo};
 use crate::config::Mode;
 
 /// One entry point's state (generated in [`super::table`]).
@@ -510,16 +511,12 @@ pub struct RealAgent {
     pub workgroup_max: u32,
 }
 
-const AGENT_INFO_NAME: u32 = 0;
-const AGENT_INFO_WORKGROUP_MAX_SIZE: u32 = 8;
-const AGENT_INFO_DEVICE: u32 = 17;
-const AMD_AGENT_INFO_PRODUCT_NAME: u32 = 0xA009;
 const DEVICE_TYPE_GPU: u32 = 1;
 
-fn agent_info<T: Copy>(agent: u64, attr: u32, init: T) -> Option<T> {
+fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
     let mut v = init;
     let st = call_real!(hsa_agent_get_info: fn(u64, u32, *mut c_void) -> u32;
-        agent, attr, &mut v as *mut T as *mut c_void)?;
+        agent, attr.0, &mut v as *mut T as *mut c_void)?;
     (st == 0).then_some(v)
 }
 
@@ -549,14 +546,14 @@ pub fn real_agents() -> Vec<RealAgent> {
                     })
                     .unwrap_or_default()
             };
-            let name = text(AGENT_INFO_NAME);
-            let product = text(AMD_AGENT_INFO_PRODUCT_NAME);
+            let name = text(AgentInfo::NAME);
+            let product = text(AgentInfo::AMD_PRODUCT_NAME);
             RealAgent {
                 handle: h,
                 product,
-                gpu: agent_info(h, AGENT_INFO_DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
+                gpu: agent_info(h, AgentInfo::DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
                 name,
-                workgroup_max: agent_info(h, AGENT_INFO_WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
+                workgroup_max: agent_info(h, AgentInfo::WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
             }
         })
         .collect()
@@ -573,20 +570,12 @@ pub struct RealKernel {
     pub private_segment_size: u32,
 }
 
-const SYMBOL_INFO_TYPE: u32 = 0;
-const SYMBOL_INFO_NAME_LENGTH: u32 = 1;
-const SYMBOL_INFO_NAME: u32 = 2;
-const SYMBOL_INFO_KERNARG_SEGMENT_SIZE: u32 = 11;
-const SYMBOL_INFO_GROUP_SEGMENT_SIZE: u32 = 13;
-const SYMBOL_INFO_PRIVATE_SEGMENT_SIZE: u32 = 14;
-const SYMBOL_INFO_AGENT: u32 = 20;
-const SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
 const SYMBOL_KIND_KERNEL: u32 = 1;
 
-fn symbol_info<T: Copy>(sym: u64, attr: u32, init: T) -> Option<T> {
+fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
     let mut v = init;
     let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
-        sym, attr, &mut v as *mut T as *mut c_void)?;
+        sym, attr.0, &mut v as *mut T as *mut c_void)?;
     (st == 0).then_some(v)
 }
 
@@ -605,28 +594,30 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
         exec, collect, &mut syms as *mut Vec<u64> as *mut c_void);
     let mut out = Vec::new();
     for s in syms {
-        if symbol_info(s, SYMBOL_INFO_TYPE, u32::MAX) != Some(SYMBOL_KIND_KERNEL) {
+        if symbol_info(s, SymbolInfo::TYPE, u32::MAX) != Some(SYMBOL_KIND_KERNEL) {
             continue;
         }
-        let len = symbol_info(s, SYMBOL_INFO_NAME_LENGTH, 0u32).unwrap_or(0) as usize;
+        let len = symbol_info(s, SymbolInfo::NAME_LENGTH, 0u32).unwrap_or(0) as usize;
         if len == 0 || len > 1 << 16 {
             continue;
         }
         let mut buf = vec![0u8; len + 1];
         let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
-            s, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void);
+            s, SymbolInfo::NAME.0, buf.as_mut_ptr() as *mut c_void);
         if st != Some(0) {
             continue;
         }
         buf.truncate(len);
         let name = String::from_utf8_lossy(&buf).into_owned();
         out.push(RealKernel {
-            agent: symbol_info(s, SYMBOL_INFO_AGENT, 0u64).unwrap_or(0),
+            agent: symbol_info(s, SymbolInfo::AGENT, 0u64).unwrap_or(0),
             name,
-            kernel_object: symbol_info(s, SYMBOL_INFO_KERNEL_OBJECT, 0u64).unwrap_or(0),
-            kernarg_size: symbol_info(s, SYMBOL_INFO_KERNARG_SEGMENT_SIZE, 0u32).unwrap_or(0),
-            group_segment_size: symbol_info(s, SYMBOL_INFO_GROUP_SEGMENT_SIZE, 0u32).unwrap_or(0),
-            private_segment_size: symbol_info(s, SYMBOL_INFO_PRIVATE_SEGMENT_SIZE, 0u32)
+            kernel_object: symbol_info(s, SymbolInfo::KERNEL_OBJECT, 0u64).unwrap_or(0),
+            kernarg_size: symbol_info(s, SymbolInfo::KERNEL_KERNARG_SEGMENT_SIZE, 0u32)
+                .unwrap_or(0),
+            group_segment_size: symbol_info(s, SymbolInfo::KERNEL_GROUP_SEGMENT_SIZE, 0u32)
+                .unwrap_or(0),
+            private_segment_size: symbol_info(s, SymbolInfo::KERNEL_PRIVATE_SEGMENT_SIZE, 0u32)
                 .unwrap_or(0),
         });
     }

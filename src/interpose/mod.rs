@@ -16,6 +16,7 @@
 
 pub mod exports;
 pub mod forward;
+pub mod images;
 pub mod loader;
 pub mod observe;
 
@@ -217,6 +218,9 @@ entry_points! {
         hsa_agent_extension_supported, hsa_agent_major_extension_supported, hsa_extension_get_name,
         hsa_iterate_agents, hsa_agent_get_info, hsa_agent_iterate_isas, hsa_agent_iterate_regions,
         hsa_isa_get_info, hsa_isa_get_info_alt, hsa_isa_from_name,
+        hsa_agent_iterate_caches, hsa_cache_get_info, hsa_agent_get_exception_policies,
+        hsa_isa_get_exception_policies, hsa_isa_get_round_method, hsa_isa_iterate_wavefronts,
+        hsa_wavefront_get_info, hsa_isa_compatible,
         hsa_region_get_info, hsa_memory_allocate, hsa_memory_free, hsa_memory_copy,
         hsa_memory_register, hsa_memory_deregister, hsa_memory_assign_agent,
         hsa_amd_agent_iterate_memory_pools, hsa_amd_memory_pool_get_info,
@@ -266,16 +270,19 @@ entry_points! {
         hsa_amd_enable_logging, hsa_amd_memory_async_copy_on_engine, hsa_amd_memory_copy_engine_status, hsa_amd_vmem_address_reserve, hsa_amd_vmem_address_free, hsa_amd_vmem_handle_create, hsa_amd_vmem_handle_release, hsa_amd_vmem_map, hsa_amd_vmem_unmap, hsa_amd_vmem_set_access, hsa_amd_vmem_get_access, hsa_amd_vmem_export_shareable_handle, hsa_amd_vmem_import_shareable_handle,
         hsa_code_object_reader_create_from_memory, hsa_code_object_reader_create_from_file, hsa_code_object_reader_destroy, hsa_executable_create, hsa_executable_create_alt, hsa_executable_destroy, hsa_executable_load_agent_code_object, hsa_executable_freeze, hsa_executable_get_info, hsa_executable_validate, hsa_executable_validate_alt, hsa_executable_get_symbol_by_name, hsa_executable_get_symbol, hsa_executable_symbol_get_info, hsa_executable_iterate_symbols, hsa_executable_iterate_agent_symbols, hsa_executable_iterate_program_symbols,
         hsa_amd_memory_async_copy, hsa_amd_memory_async_copy_rect, hsa_amd_memory_fill, hsa_amd_memory_lock, hsa_amd_memory_lock_to_pool, hsa_amd_memory_unlock, hsa_amd_pointer_info, hsa_amd_pointer_info_set_userdata, hsa_amd_profiling_async_copy_enable, hsa_amd_profiling_get_async_copy_time, hsa_amd_profiling_convert_tick_to_system_domain, hsa_amd_coherency_get_type, hsa_amd_coherency_set_type, hsa_amd_queue_cu_set_mask, hsa_amd_queue_cu_get_mask, hsa_amd_queue_set_priority, hsa_system_get_major_extension_table, hsa_system_get_extension_table,
+        // The image extension (interpose/images.rs over runtime/images.rs).
+        hsa_ext_image_get_capability, hsa_ext_image_get_capability_with_layout,
+        hsa_ext_image_data_get_info, hsa_ext_image_data_get_info_with_layout,
+        hsa_ext_image_create, hsa_ext_image_create_with_layout, hsa_ext_image_destroy,
+        hsa_ext_image_import, hsa_ext_image_export, hsa_ext_image_copy, hsa_ext_image_clear,
+        hsa_ext_sampler_create, hsa_ext_sampler_destroy,
+        hsa_amd_image_create, hsa_amd_image_get_info_max_dim,
     ]
     fail_closed: [
-        hsa_agent_get_exception_policies, hsa_agent_iterate_caches, hsa_cache_get_info,
-        hsa_isa_compatible, hsa_isa_get_exception_policies, hsa_isa_get_round_method,
-        hsa_isa_iterate_wavefronts, hsa_wavefront_get_info,
         hsa_soft_queue_create,
         hsa_signal_group_create, hsa_signal_group_destroy, hsa_signal_group_wait_any_relaxed,
         hsa_signal_group_wait_any_scacquire,
         hsa_amd_async_function, hsa_amd_register_deallocation_callback, hsa_amd_deregister_deallocation_callback,
-        hsa_amd_image_create, hsa_amd_image_get_info_max_dim,
         hsa_amd_interop_map_buffer, hsa_amd_interop_unmap_buffer,
         hsa_amd_ipc_memory_attach, hsa_amd_ipc_memory_create, hsa_amd_ipc_memory_detach,
         hsa_amd_ipc_signal_attach, hsa_amd_ipc_signal_create,
@@ -287,14 +294,8 @@ entry_points! {
         hsa_code_object_iterate_symbols, hsa_code_object_serialize, hsa_code_symbol_get_info,
         hsa_executable_agent_global_variable_define, hsa_executable_global_variable_define, hsa_executable_load_code_object,
         hsa_executable_load_program_code_object, hsa_executable_readonly_variable_define,
-        hsa_ext_image_clear, hsa_ext_image_copy, hsa_ext_image_create,
-        hsa_ext_image_create_with_layout, hsa_ext_image_data_get_info,
-        hsa_ext_image_data_get_info_with_layout, hsa_ext_image_destroy, hsa_ext_image_export,
-        hsa_ext_image_get_capability, hsa_ext_image_get_capability_with_layout,
-        hsa_ext_image_import,
         hsa_ext_program_add_module, hsa_ext_program_create, hsa_ext_program_destroy,
         hsa_ext_program_finalize, hsa_ext_program_get_info, hsa_ext_program_iterate_modules,
-        hsa_ext_sampler_create, hsa_ext_sampler_destroy,
     ]
 }
 

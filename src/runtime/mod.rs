@@ -14,6 +14,7 @@ pub mod completion;
 pub mod copies;
 pub mod events;
 pub mod executables;
+pub mod images;
 pub mod memory;
 pub mod queues;
 pub mod signals;
@@ -511,8 +512,8 @@ pub fn finish() {
     if FINISHED.swap(true, Ordering::AcqRel) {
         return;
     }
-    forward::write_counts(if rt.lower { "lower" } else { "shim" }, rt.mode.as_str());
     if rt.lower {
+        forward::write_counts("lower", rt.mode.as_str());
         return;
     }
     let mut counts = queues::total_counts();
@@ -575,6 +576,12 @@ pub fn finish() {
             "softgpu: drains that stopped at an unpublished slot"
         );
     }
+    // Last, so that the runtime below (which reports first thing in its own
+    // exit handler) reports right after: a background wait of the program's
+    // between the two reports is counted below only, and the less time there
+    // is between them (the capture's finalisation comes before this), the
+    // fewer such waits there are.
+    forward::write_counts("shim", rt.mode.as_str());
     if let Ok(mut g) = rt.log_guard.lock() {
         drop(g.take());
     }

@@ -675,6 +675,47 @@ impl VirtualQueue {
     }
 }
 
+/// The number of packets of a cooperative queue. ROCr creates its GWS queue
+/// itself, ignoring the size the program asks for: 0x4000 packets in ROCr 6.4
+/// (5.2.3 used its minimum, 64). SoftGPU policy: ROCr 6.4's size.
+pub const COOPERATIVE_QUEUE_SIZE: u32 = 0x4000;
+
+/// The cooperative queue of each agent (by capture agent index) and how many
+/// `hsa_queue_create` calls share it. ROCr has one GWS queue per GPU agent:
+/// every cooperative `hsa_queue_create` returns it, and it is destroyed when
+/// the last of them is destroyed (the next request makes a fresh one).
+static COOPERATIVE: Mutex<Vec<(u32, &'static VirtualQueue, u32)>> = Mutex::new(Vec::new());
+
+/// The agent's cooperative queue, made by `make` when it has none.
+pub fn cooperative<E>(
+    agent_index: u32,
+    make: impl FnOnce() -> Result<&'static VirtualQueue, E>,
+) -> Result<&'static VirtualQueue, E> {
+    let mut c = COOPERATIVE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(entry) = c.iter_mut().find(|(a, _, _)| *a == agent_index) {
+        entry.2 += 1;
+        return Ok(entry.1);
+    }
+    let q = make()?;
+    c.push((agent_index, q, 1));
+    Ok(q)
+}
+
+/// `hsa_queue_destroy`: a cooperative queue is destroyed with its last user.
+pub fn release(q: &'static VirtualQueue) {
+    {
+        let mut c = COOPERATIVE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = c.iter().position(|(_, cq, _)| std::ptr::eq(*cq, q)) {
+            c[i].2 -= 1;
+            if c[i].2 > 0 {
+                return;
+            }
+            c.swap_remove(i);
+        }
+    }
+    q.destroy();
+}
+
 /// Re-drain every queue blocked on a barrier. Called by the event thread.
 /// Returns true if any queue was blocked.
 pub fn retry_blocked(ctx: &DrainContext) -> bool {
