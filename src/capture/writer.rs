@@ -141,6 +141,9 @@ struct Shared {
     waiters: AtomicU32,
     /// The writer's first I/O error, for `flush` to report.
     error: Mutex<Option<(io::ErrorKind, String)>>,
+    /// Per-queue entries the writer thread holds (live queue ids and
+    /// QueueEnds waiting for their records), as of its last pass.
+    tracked_queues: AtomicU64,
 }
 
 impl Shared {
@@ -399,6 +402,7 @@ impl CaptureWriter {
             progress_cv: Condvar::new(),
             waiters: AtomicU32::new(0),
             error: Mutex::new(None),
+            tracked_queues: AtomicU64::new(0),
         });
         let state = WriterState {
             shared: shared.clone(),
@@ -621,6 +625,14 @@ impl CaptureWriter {
     /// Times a producer found the ring full and waited (back-pressure).
     pub fn waits(&self) -> u64 {
         self.shared.word(hdr::WAITS).load(Ordering::Relaxed)
+    }
+
+    /// Per-queue entries the writer thread still holds, as of its last pass:
+    /// queues registered and not yet ended, plus QueueEnds waiting for their
+    /// queue's records. A queue's entry goes with its QueueEnd, so this is
+    /// bounded by the program's live queues, not by the queues it ever made.
+    pub fn tracked_queues(&self) -> u64 {
+        self.shared.tracked_queues.load(Ordering::Relaxed)
     }
 }
 
@@ -988,6 +1000,14 @@ impl WriterState {
                 i += 1;
             }
         }
+        self.publish_tracked();
+    }
+
+    fn publish_tracked(&self) {
+        let n = self.queue_ids.len() + self.ends.len();
+        self.shared
+            .tracked_queues
+            .store(n as u64, Ordering::Relaxed);
     }
 
     fn take_controls(&mut self) -> usize {

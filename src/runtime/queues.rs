@@ -162,7 +162,10 @@ impl crate::aql::KernelTable for std::cell::RefCell<&mut KernelCache> {
 }
 
 struct DrainSide {
-    kernels: Box<KernelCache>,
+    /// `None` once the queue is destroyed: the cache (about 3 KiB) goes with
+    /// the queue, so a program that churns queues does not keep one per queue
+    /// it ever made (the `VirtualQueue` itself stays, marked dead).
+    kernels: Option<Box<KernelCache>>,
     state: QueueState,
     producer: Option<QueueProducer>,
     counts: Counts,
@@ -291,7 +294,7 @@ pub fn create(
         dead: AtomicBool::new(false),
         blocked: AtomicBool::new(false),
         drain: Mutex::new(DrainSide {
-            kernels: Box::new(KernelCache::new()),
+            kernels: Some(Box::new(KernelCache::new())),
             state: QueueState::default(),
             producer: producer(queue_id),
             counts: Counts::default(),
@@ -540,7 +543,7 @@ impl VirtualQueue {
         }
         let mut guard = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         let side = &mut *guard;
-        let Some(ring) = side.ring.as_ref() else {
+        let (Some(ring), Some(kernels)) = (side.ring.as_ref(), side.kernels.as_deref_mut()) else {
             return (None, false);
         };
         let signals = RuntimeSignals {
@@ -561,7 +564,7 @@ impl VirtualQueue {
             counts: &mut side.counts,
             tid: sys::gettid(),
         };
-        let kernels = std::cell::RefCell::new(&mut *side.kernels);
+        let kernels = std::cell::RefCell::new(kernels);
         let outcome = ctx.processor.drain_with(
             &mut side.state,
             self.queue_id,
@@ -643,6 +646,10 @@ impl VirtualQueue {
             // hsa_queue_destroy, as HSA requires.
             unsafe { sys::unmap(ring.base as *mut u8, ring.bytes) };
         }
+        side.kernels = None;
+        drop(std::mem::take(
+            &mut *self.cu_mask.lock().unwrap_or_else(|e| e.into_inner()),
+        ));
         let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
         r.validated += side.counts.validated;
         r.rejected += side.counts.rejected;
