@@ -413,6 +413,7 @@ impl CaptureWriter {
             queues: 0,
             code_objects: 0,
             queue_ids: HashSet::new(),
+            known_queue: None,
             next: 0,
             stream_end: laid.stream_start,
             enc: BatchEncoder::default(),
@@ -727,6 +728,9 @@ struct WriterState {
     code_objects: u32,
     /// Live queue ids (a queue's id leaves at its QueueEnd).
     queue_ids: HashSet<u64>,
+    /// The queue of the last record encoded, known to have its Queue frame
+    /// (saves a set lookup per record in a run of one queue's records).
+    known_queue: Option<u64>,
     /// Next seq to encode (== `consumed` once written).
     next: u64,
     stream_end: u64,
@@ -801,6 +805,15 @@ impl WriterState {
             let Some(rec) = self.ring.read(self.next) else {
                 break;
             };
+            if self.known_queue != Some(rec.queue_id) {
+                if !self.queue_ids.contains(&rec.queue_id) {
+                    // Registered after this pass took the controls: its
+                    // Queue frame must precede the batch that holds the
+                    // record (readers refuse a record of an unknown queue).
+                    self.take_controls();
+                }
+                self.known_queue = Some(rec.queue_id);
+            }
             self.encode(self.next, &rec);
             self.next += 1;
         }
