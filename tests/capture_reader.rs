@@ -1,7 +1,10 @@
 //! The capture reader: cut files, corrupt files, foreign files, and forward
 //! compatibility with frame kinds it does not know.
 
-use std::path::PathBuf;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
 use softgpu_hsa::capture::format::{self, push_frame};
@@ -407,7 +410,6 @@ fn real_capture(_name: &str) -> Vec<u8> {
 
 /// A capture as a program leaves it: 2 queues, a code object with its
 /// KernelInfo frame, 130 records of both queues, a trailer.
-#[allow(dead_code)]
 fn real_capture_v2(name: &str) -> Vec<u8> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
     std::fs::create_dir_all(&dir).unwrap();
@@ -955,6 +957,105 @@ fn every_flipped_byte_of_a_2_0_capture_reads_or_is_an_error_at_its_frame_never_a
                     assert_eq!(e.offset(), Some(want as u64), "{what}: {e}");
                 }
             }
+        }
+    }
+}
+
+fn softgpu(args: &[&str], files: &[&Path]) -> Output {
+    Command::new(common::cli())
+        .args(&args[..1])
+        .args(files)
+        .args(&args[1..])
+        .output()
+        .expect("cannot run softgpu")
+}
+
+#[test]
+fn inspect_replay_and_diff_read_the_1_1_fixtures_as_they_read_2_0_files_of_the_same_records() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "small",
+            small_capture("cli"),
+            small_capture_v2("cli_small"),
+            6,
+        ),
+        (
+            "real",
+            real_capture("cli"),
+            real_capture_v2("cli_real"),
+            130,
+        ),
+    ];
+    for (name, v1, v2, n) in cases {
+        assert_eq!(read_bytes(&v1).unwrap().version.0, 1, "{name}");
+        assert_eq!(read_bytes(&v2).unwrap().version.0, 2, "{name}");
+        let old = dir.join(format!("{name}-1.1.sgcap"));
+        let new = dir.join(format!("{name}-2.0.sgcap"));
+        std::fs::write(&old, &v1).unwrap();
+        std::fs::write(&new, &v2).unwrap();
+        let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+        for format in ["jsonl", "csv", "table"] {
+            let a = softgpu(&["inspect", "--format", format], &[&old]);
+            let b = softgpu(&["inspect", "--format", format], &[&new]);
+            for (o, what) in [(&a, "1.1"), (&b, "2.0")] {
+                assert_eq!(
+                    o.status.code(),
+                    Some(0),
+                    "{name} {what} inspect {format}: {o:?}"
+                );
+                assert!(
+                    o.stderr.is_empty(),
+                    "{name} {what} inspect {format}: a complete capture gets no warning: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+            if format == "jsonl" {
+                assert_eq!(text(&a).lines().count(), n, "{name}");
+            }
+            if format == "table" {
+                // The heading names the file and its format; the rest is the same.
+                let (ha, ra) = text(&a)
+                    .split_once('\n')
+                    .map(|(h, r)| (h.to_string(), r.to_string()))
+                    .unwrap();
+                let (hb, rb) = text(&b)
+                    .split_once('\n')
+                    .map(|(h, r)| (h.to_string(), r.to_string()))
+                    .unwrap();
+                assert!(
+                    ha.contains("format 1.1") && hb.contains("format 2.0"),
+                    "{ha}\n{hb}"
+                );
+                assert_eq!(ra, rb, "{name}: inspect --format table");
+            } else {
+                assert_eq!(text(&a), text(&b), "{name}: inspect --format {format}");
+            }
+        }
+        let a = softgpu(&["replay", "--format", "jsonl"], &[&old]);
+        let b = softgpu(&["replay", "--format", "jsonl"], &[&new]);
+        assert_ne!(a.status.code(), Some(2), "{name} 1.1 replay: {a:?}");
+        assert_eq!(
+            a.status.code(),
+            b.status.code(),
+            "{name}: replay exit codes"
+        );
+        assert_eq!(
+            text(&a).lines().count(),
+            n,
+            "{name}: one replay line per record"
+        );
+        assert_eq!(text(&a), text(&b), "{name}: replay");
+        for level in ["exact", "count", "order", "events"] {
+            let d = softgpu(&["diff", "--level", level], &[&old, &new]);
+            assert_eq!(
+                d.status.code(),
+                Some(0),
+                "{name}: diff --level {level} of the 1.1 file and the 2.0 file: {}{}",
+                text(&d),
+                String::from_utf8_lossy(&d.stderr)
+            );
         }
     }
 }
