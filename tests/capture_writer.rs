@@ -777,3 +777,23 @@ fn a_destroyed_queue_leaves_the_writers_list_so_it_stays_bounded_by_the_live_que
     assert_eq!(cap.records.len() as u64, CYCLES + 1);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn a_queue_id_registered_again_after_its_queue_end_reads_back_with_every_record() {
+    let path = tmp("queue_again");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    for round in 0..200u64 {
+        let mut p = w.register_queue(5, 1, 64, round);
+        p.push(&rec(5, round, barrier_raw(3), Status::Validated, 0));
+        p.end(round % 2, round);
+    }
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    // Every pending packet is still counted, however the ends were merged.
+    assert_eq!(cap.end.pending_packets(), 100, "{:?}", cap.end);
+    assert!(!cap.complete);
+    assert_eq!(cap.records.len(), 200);
+    assert_eq!(cap.queues.len(), 1, "readers keep the first Queue frame");
+    assert_eq!(w.tracked_queues(), 0);
+    let _ = std::fs::remove_file(&path);
+}

@@ -419,6 +419,7 @@ impl CaptureWriter {
             enc: BatchEncoder::default(),
             out: Vec::with_capacity(64 << 10),
             ends: Vec::new(),
+            carried: Vec::new(),
             trailer_written: false,
             signal_seen: None,
             error: None,
@@ -739,6 +740,9 @@ struct WriterState {
     out: Vec<u8>,
     /// QueueEnd frames waiting for their queue's records.
     ends: Vec<QueueEnd>,
+    /// Pending counts of QueueEnds merged into the next QueueEnd of the same
+    /// id (an id registered again before its QueueEnd was written).
+    carried: Vec<(u64, u64)>,
     trailer_written: bool,
     /// When the writer first saw the signal state.
     signal_seen: Option<Instant>,
@@ -1001,6 +1005,11 @@ impl WriterState {
                 p.u64(e.queue_id).u64(e.pending).u64(e.end_ns);
                 format::push_frame(&mut self.out, kind::QUEUE_END, &p.0);
                 self.queue_ids.remove(&e.queue_id);
+                if self.known_queue == Some(e.queue_id) {
+                    // The id may be registered again; its records then need
+                    // the new Queue frame first.
+                    self.known_queue = None;
+                }
                 if e.pending > 0 {
                     tracing::warn!(
                         queue = e.queue_id,
@@ -1017,7 +1026,7 @@ impl WriterState {
     }
 
     fn publish_tracked(&self) {
-        let n = self.queue_ids.len() + self.ends.len();
+        let n = self.queue_ids.len() + self.ends.len() + self.carried.len();
         self.shared
             .tracked_queues
             .store(n as u64, Ordering::Relaxed);
@@ -1029,6 +1038,15 @@ impl WriterState {
         for c in controls {
             match c {
                 Control::Queue(info) => {
+                    if let Some(i) = self.ends.iter().position(|e| e.queue_id == info.queue_id) {
+                        // The id was ended and is registered again before
+                        // its QueueEnd could be written (the old records are
+                        // not all encoded): the two become one queue in the
+                        // file, whose one QueueEnd carries both pending counts.
+                        let old = self.ends.remove(i);
+                        self.carried.push((old.queue_id, old.pending));
+                        continue;
+                    }
                     if !self.queue_ids.insert(info.queue_id) {
                         // One Queue frame per live id (readers reject a
                         // second one); the records still get written.
@@ -1048,7 +1066,12 @@ impl WriterState {
                         self.queues = self.queues.saturating_add(1);
                     }
                 }
-                Control::QueueEnd(e) => self.ends.push(e),
+                Control::QueueEnd(mut e) => {
+                    if let Some(i) = self.carried.iter().position(|c| c.0 == e.queue_id) {
+                        e.pending = e.pending.saturating_add(self.carried.swap_remove(i).1);
+                    }
+                    self.ends.push(e);
+                }
                 Control::KernelInfo(ks) => {
                     for chunk in ks.chunks(4096) {
                         let mut p = PayloadBuf::default();
