@@ -15,6 +15,7 @@
 //! | [`diff`] | normalising and comparing dispatch streams from captures and rocprof outputs | no |
 //! | [`input`] | reading an input file once, bounded, regular files only | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
+//! | [`sys`] | the capture's shared file mapping and termination-signal hook, behind safe interfaces (one file) | yes |
 //! | [`runtime`] | the virtual HSA runtime: agents, pools, signals, queues, doorbells | yes |
 //! | [`interpose`] | the exported C ABI: one table of entry points, panic containment | yes |
 //! | [`cli`] | the `softgpu` command line (`inspect`, `replay`, `run`, `diff`, `targets`, `objects`) | no |
@@ -23,8 +24,9 @@
 //! `report` uses `capture` and `aql`; `capture` is a pure format (it stores
 //! what the processor decided); `runtime` uses `aql`, `capture` and `isa`.
 //!
-//! `unsafe` is denied crate-wide (`Cargo.toml`) and allowed only on `runtime` and
-//! `interpose`; every block there carries a SAFETY comment (`docs/UNSAFE.md`).
+//! `unsafe` is denied crate-wide (`Cargo.toml`) and allowed only on `runtime`,
+//! `interpose` and the one file `sys`; every block there carries a SAFETY
+//! comment (`docs/UNSAFE.md`).
 
 pub mod abi;
 pub mod aql;
@@ -37,6 +39,11 @@ pub mod input;
 pub mod isa;
 pub mod kernargs;
 pub mod report;
+
+/// The one file below `runtime` allowed `unsafe`: the capture's shared file
+/// mapping and termination-signal hook, behind safe interfaces.
+#[allow(unsafe_code)]
+pub mod sys;
 
 #[allow(unsafe_code)]
 pub mod runtime;

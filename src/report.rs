@@ -514,6 +514,7 @@ mod tests {
             complete: false,
             truncated_at: None,
             skipped_frames: 0,
+            end: Default::default(),
         }
     }
 

@@ -1,7 +1,10 @@
 //! The capture reader: cut files, corrupt files, foreign files, and forward
 //! compatibility with frame kinds it does not know.
 
-use std::path::PathBuf;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
 use softgpu_hsa::capture::format::{self, push_frame};
@@ -40,12 +43,40 @@ fn rec(queue_id: u64, i: u64) -> PacketRecord {
     }
 }
 
-/// A small complete capture: 2 queues, one code object, 6 records.
-fn small_capture(name: &str) -> Vec<u8> {
+/// A 1.1 capture made by the 1.1 writer (`tests/fixtures/README.md`): the
+/// byte-level tests of the frame layer run on it, and it keeps the 1.x
+/// reading path tested now that the writer writes 2.0.
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// `small_capture` as the 1.1 writer wrote it.
+fn small_capture(_name: &str) -> Vec<u8> {
+    fixture("capture-1.1-small.sgcap")
+}
+
+/// A small complete 2.0 capture made by today's writer (a 4-slot ring): 2
+/// queues, one code object, 6 records.
+fn small_capture_v2(name: &str) -> Vec<u8> {
+    small_capture_ring(name, 4)
+}
+
+/// `small_capture_v2` with a ring of `capacity` slots.
+fn small_capture_ring(name: &str, capacity: usize) -> Vec<u8> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.sgcap"));
-    let w = CaptureWriter::create(&path, header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let opts = softgpu_hsa::capture::WriterOptions {
+        ring_capacity: capacity,
+        ..Default::default()
+    };
+    let w = CaptureWriter::create_with(&path, header(), Box::new(|_| KernargClass::Softgpu), opts)
+        .unwrap();
     let mut a = w.register_queue(10, 1, 64, 0);
     let mut b = w.register_queue(11, 1, 64, 0);
     w.add_code_object(vec![(0x100, "k.kd".into())]);
@@ -198,16 +229,17 @@ fn read_file_names_the_file_and_the_offset() {
 #[test]
 fn an_unsupported_major_version_is_an_error_and_a_newer_minor_is_read() {
     let data = small_capture("versions");
-    let mut v2 = data.clone();
-    v2[8] = 2;
-    let e = read_bytes(&v2).unwrap_err();
+    let mut v3 = data.clone();
+    v3[8] = 3;
+    let e = read_bytes(&v3).unwrap_err();
     assert!(
         matches!(
             e.kind,
-            CaptureErrorKind::UnsupportedVersion { major: 2, .. }
+            CaptureErrorKind::UnsupportedVersion { major: 3, .. }
         ),
         "{e}"
     );
+    assert!(e.to_string().contains("major versions 1 to 2"), "{e}");
     let mut minor = data.clone();
     minor[10] = 9;
     let cap = read_bytes(&minor).unwrap();
@@ -371,9 +403,14 @@ fn arbitrary_mutations_never_panic() {
     }
 }
 
+/// `real_capture_v2` as the 1.1 writer wrote it (one Packet frame per record).
+fn real_capture(_name: &str) -> Vec<u8> {
+    fixture("capture-1.1-real.sgcap")
+}
+
 /// A capture as a program leaves it: 2 queues, a code object with its
 /// KernelInfo frame, 130 records of both queues, a trailer.
-fn real_capture(name: &str) -> Vec<u8> {
+fn real_capture_v2(name: &str) -> Vec<u8> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.sgcap"));
@@ -700,4 +737,325 @@ fn the_packet_frame_round_trips_through_the_one_layout() {
     longer.extend_from_slice(&[9; 16]);
     assert_eq!(format::decode_packet(&longer), Some(f));
     assert_eq!(format::decode_packet(&payload[..127]), None);
+}
+
+// ---------------------------------------------------------------------------
+// Format 2.0: the live ring, recovery, late frames
+// ---------------------------------------------------------------------------
+
+/// The Ring frame's region: `(file offset, length)`.
+fn ring_region(data: &[u8]) -> (usize, usize) {
+    let &(off, kind, total) = &frames(data)[1];
+    assert_eq!(
+        kind,
+        format::kind::RING,
+        "the second frame of a 2.x capture"
+    );
+    let pad = u32::from_le_bytes(data[off + 6..off + 10].try_into().unwrap()) as usize;
+    let at = off + format::FRAME_HEAD_LEN + format::RING_PREFIX_LEN + pad;
+    (at, off + total - format::FRAME_CRC_LEN - at)
+}
+
+fn set_word(data: &mut [u8], at: usize, v: u64) {
+    data[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn a_2_0_capture_reads_complete_with_its_ring_and_nothing_recovered() {
+    let data = small_capture_v2("v2_complete");
+    let cap = read_bytes(&data).unwrap();
+    assert_eq!(cap.version, (2, 0));
+    assert!(cap.complete, "{:?}", cap.end);
+    assert_eq!(cap.records.len(), 6);
+    assert!(
+        cap.records
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.seq == i as u64)
+    );
+    let ring = cap.end.ring.unwrap();
+    assert_eq!((ring.capacity, ring.next_seq, ring.consumed), (4, 6, 6));
+    assert_eq!(cap.end.recovered, 0);
+    assert_eq!(cap.end.kind, Some(softgpu_hsa::capture::EndKind::Finish));
+    // The region starts on a page boundary of the file (it is mapped).
+    assert_eq!(ring_region(&data).0 % 4096, 0);
+}
+
+#[test]
+fn a_stream_cut_at_every_frame_boundary_with_the_ring_intact_gives_back_every_record_the_ring_holds()
+ {
+    for capacity in [8usize, 4] {
+        let data = small_capture_ring(&format!("v2_cut_frames_{capacity}"), capacity);
+        let full = read_bytes(&data).unwrap();
+        let fr = frames(&data);
+        let stream_start = fr[1].0 + fr[1].2;
+        for &(off, _, _) in fr.iter().filter(|f| f.0 >= stream_start) {
+            let cap = read_bytes(&data[..off]).unwrap();
+            assert!(!cap.complete && cap.trailer.is_none(), "cut {off}");
+            assert_eq!(cap.truncated_at, None, "cut {off}: at a boundary");
+            // The stream's records before the cut, and every one the ring
+            // still holds (the last `capacity`), once each.
+            let in_stream = frames(&data[..off])
+                .iter()
+                .filter(|f| f.1 == format::kind::PACKET_BATCH)
+                .count();
+            let ring_from = 6u64.saturating_sub(capacity as u64);
+            let want: Vec<_> = full
+                .records
+                .iter()
+                .filter(|r| r.seq >= ring_from || r.offset < off as u64)
+                .map(|r| r.packet_record())
+                .collect();
+            let got: Vec<_> = cap.records.iter().map(|r| r.packet_record()).collect();
+            assert_eq!(got, want, "cut {off} ({in_stream} batches before it)");
+            assert!(cap.records.windows(2).all(|w| w[0].seq < w[1].seq));
+            assert_eq!(
+                cap.end.missing,
+                6 - want.len() as u64,
+                "cut {off}: what neither holds is counted missing"
+            );
+            assert_eq!(
+                cap.end.recovered
+                    + cap
+                        .records
+                        .iter()
+                        .filter(|r| r.offset < off as u64 && (r.offset as usize) >= stream_start)
+                        .count() as u64,
+                cap.records.len() as u64,
+                "cut {off}"
+            );
+        }
+        // Cut at every byte after the ring: never an error, never fewer records.
+        for cut in stream_start..data.len() {
+            let cap = read_bytes(&data[..cut]).unwrap();
+            assert!(cap.records.len() >= capacity.min(6), "cut {cut}");
+        }
+        // Cut inside the Ring frame: the file was cut while being created.
+        let cap = read_bytes(&data[..fr[1].0 + 100]).unwrap();
+        assert_eq!(cap.truncated_at, Some(fr[1].0 as u64));
+        assert!(cap.records.is_empty());
+    }
+}
+
+#[test]
+fn a_ring_slot_whose_commit_word_does_not_fit_its_position_is_skipped_and_counted() {
+    let data = small_capture_ring("v2_bad_commit", 8);
+    let fr = frames(&data);
+    let stream_start = fr[1].0 + fr[1].2;
+    // As a killed process leaves it: the frames after the ring never written.
+    let mut killed = data[..stream_start].to_vec();
+    let cap = read_bytes(&killed).unwrap();
+    assert_eq!(
+        (cap.records.len(), cap.end.recovered, cap.end.bad_slots),
+        (6, 6, 0)
+    );
+    let (at, _) = ring_region(&killed);
+    let slot = |i: usize| at + 4096 + i * 128;
+    // Slot 3 claims seq 4 (commit 5): wrong position.
+    set_word(&mut killed, slot(3), 5);
+    // Slot 5 claims a seq beyond anything handed out in its position (13 % 8 == 5).
+    set_word(&mut killed, slot(5), 14);
+    let cap = read_bytes(&killed).unwrap();
+    assert_eq!(cap.end.bad_slots, 1, "{:?}", cap.end);
+    let seqs: Vec<u64> = cap.records.iter().map(|r| r.seq).collect();
+    assert!(
+        !seqs.contains(&3),
+        "the damaged slot is not a record: {seqs:?}"
+    );
+    assert!(!cap.complete);
+    // A bad status byte is damage too.
+    let mut bad = data[..stream_start].to_vec();
+    set_word(&mut bad, slot(0) + 11 * 8, 9);
+    let cap = read_bytes(&bad).unwrap();
+    assert_eq!((cap.end.bad_slots, cap.records.len()), (1, 5));
+}
+
+#[test]
+fn a_ring_whose_consumed_word_is_ahead_or_behind_the_stream_changes_no_record_returned() {
+    let data = small_capture_ring("v2_consumed", 8);
+    let full = read_bytes(&data).unwrap();
+    let (at, _) = ring_region(&data);
+    let fr = frames(&data);
+    let stream_start = fr[1].0 + fr[1].2;
+    for consumed in [0u64, 3, 1000] {
+        // Complete capture: the reader trusts the frames, not the word.
+        let mut m = data.clone();
+        set_word(&mut m, at + 16 * 8, consumed);
+        let cap = read_bytes(&m).unwrap();
+        assert_eq!(cap.records, full.records, "consumed {consumed}");
+        assert!(cap.complete);
+        // Killed before any frame: every record comes from the ring.
+        let mut k = data[..stream_start].to_vec();
+        set_word(&mut k, at + 16 * 8, consumed);
+        let cap = read_bytes(&k).unwrap();
+        let got: Vec<_> = cap.records.iter().map(|r| r.packet_record()).collect();
+        let want: Vec<_> = full.records.iter().map(|r| r.packet_record()).collect();
+        assert_eq!(got, want, "consumed {consumed}");
+        assert_eq!(cap.end.recovered, 6);
+    }
+}
+
+#[test]
+fn in_2_0_late_frames_may_follow_the_trailer_but_a_second_trailer_or_header_may_not() {
+    let data = small_capture_v2("v2_after_trailer");
+    let mut late = data.clone();
+    push_frame(&mut late, 0x0077, b"a later version's skippable frame");
+    let cap = read_bytes(&late).unwrap();
+    assert_eq!(cap.skipped_frames, 1);
+    let fr = frames(&data);
+    let &(toff, _, ttotal) = fr.iter().find(|f| f.1 == format::kind::TRAILER).unwrap();
+    for k in [format::kind::TRAILER, format::kind::HEADER] {
+        let mut bad = data.clone();
+        let payload = data[toff + 6..toff + ttotal - 4].to_vec();
+        push_frame(&mut bad, k, &payload);
+        let e = read_bytes(&bad).unwrap_err();
+        assert!(
+            matches!(e.kind, CaptureErrorKind::DataAfterTrailer { .. }),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn every_flipped_byte_of_a_2_0_capture_reads_or_is_an_error_at_its_frame_never_a_panic() {
+    let data = small_capture_v2("v2_flip_every_byte");
+    let full = read_bytes(&data).unwrap();
+    let fr = frames(&data);
+    let (ring_at, ring_len) = ring_region(&data);
+    let (last_off, _, _) = *fr.last().unwrap();
+    for p in 0..data.len() {
+        for mask in [0x01u8, 0x80] {
+            let mut m = data.clone();
+            m[p] ^= mask;
+            let what = format!("byte {p} ^ {mask:#04x}");
+            // The Ring frame after its length: prefix, padding, region and
+            // CRC field carry no checksum.
+            let in_ring = (fr[1].0 + 6..ring_at + ring_len + 4).contains(&p);
+            match read_bytes(&m) {
+                Ok(cap) if !in_ring && cap.complete => {
+                    assert!((10..16).contains(&p), "{what}: read as complete");
+                    assert_eq!(cap.records, full.records, "{what}");
+                }
+                Ok(cap) if in_ring => {
+                    // The live region has no checksum: a flip there is told by
+                    // the slot and header checks, never turns into a record
+                    // the stream does not hold, and never drops one it does.
+                    for r in &full.records {
+                        assert!(cap.records.contains(r), "{what}: lost seq {}", r.seq);
+                    }
+                }
+                Ok(cap) => {
+                    assert!(p >= last_off, "{what}: a cut before the last frame");
+                    assert_eq!(cap.records, full.records, "{what}");
+                }
+                Err(e) => {
+                    let want = match p {
+                        0..8 => 0,
+                        8..10 => 8,
+                        _ => frame_of(&fr, p).unwrap(),
+                    };
+                    assert_eq!(e.offset(), Some(want as u64), "{what}: {e}");
+                }
+            }
+        }
+    }
+}
+
+fn softgpu(args: &[&str], files: &[&Path]) -> Output {
+    Command::new(common::cli())
+        .args(&args[..1])
+        .args(files)
+        .args(&args[1..])
+        .output()
+        .expect("cannot run softgpu")
+}
+
+#[test]
+fn inspect_replay_and_diff_read_the_1_1_fixtures_as_they_read_2_0_files_of_the_same_records() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "small",
+            small_capture("cli"),
+            small_capture_v2("cli_small"),
+            6,
+        ),
+        (
+            "real",
+            real_capture("cli"),
+            real_capture_v2("cli_real"),
+            130,
+        ),
+    ];
+    for (name, v1, v2, n) in cases {
+        assert_eq!(read_bytes(&v1).unwrap().version.0, 1, "{name}");
+        assert_eq!(read_bytes(&v2).unwrap().version.0, 2, "{name}");
+        let old = dir.join(format!("{name}-1.1.sgcap"));
+        let new = dir.join(format!("{name}-2.0.sgcap"));
+        std::fs::write(&old, &v1).unwrap();
+        std::fs::write(&new, &v2).unwrap();
+        let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+        for format in ["jsonl", "csv", "table"] {
+            let a = softgpu(&["inspect", "--format", format], &[&old]);
+            let b = softgpu(&["inspect", "--format", format], &[&new]);
+            for (o, what) in [(&a, "1.1"), (&b, "2.0")] {
+                assert_eq!(
+                    o.status.code(),
+                    Some(0),
+                    "{name} {what} inspect {format}: {o:?}"
+                );
+                assert!(
+                    o.stderr.is_empty(),
+                    "{name} {what} inspect {format}: a complete capture gets no warning: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+            if format == "jsonl" {
+                assert_eq!(text(&a).lines().count(), n, "{name}");
+            }
+            if format == "table" {
+                // The heading names the file and its format; the rest is the same.
+                let (ha, ra) = text(&a)
+                    .split_once('\n')
+                    .map(|(h, r)| (h.to_string(), r.to_string()))
+                    .unwrap();
+                let (hb, rb) = text(&b)
+                    .split_once('\n')
+                    .map(|(h, r)| (h.to_string(), r.to_string()))
+                    .unwrap();
+                assert!(
+                    ha.contains("format 1.1") && hb.contains("format 2.0"),
+                    "{ha}\n{hb}"
+                );
+                assert_eq!(ra, rb, "{name}: inspect --format table");
+            } else {
+                assert_eq!(text(&a), text(&b), "{name}: inspect --format {format}");
+            }
+        }
+        let a = softgpu(&["replay", "--format", "jsonl"], &[&old]);
+        let b = softgpu(&["replay", "--format", "jsonl"], &[&new]);
+        assert_ne!(a.status.code(), Some(2), "{name} 1.1 replay: {a:?}");
+        assert_eq!(
+            a.status.code(),
+            b.status.code(),
+            "{name}: replay exit codes"
+        );
+        assert_eq!(
+            text(&a).lines().count(),
+            n,
+            "{name}: one replay line per record"
+        );
+        assert_eq!(text(&a), text(&b), "{name}: replay");
+        for level in ["exact", "count", "order", "events"] {
+            let d = softgpu(&["diff", "--level", level], &[&old, &new]);
+            assert_eq!(
+                d.status.code(),
+                Some(0),
+                "{name}: diff --level {level} of the 1.1 file and the 2.0 file: {}{}",
+                text(&d),
+                String::from_utf8_lossy(&d.stderr)
+            );
+        }
+    }
 }

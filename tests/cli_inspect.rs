@@ -8,12 +8,31 @@ use serde_json::Value;
 use softgpu_hsa::abi::{FenceScope, HsaSignal, KernelDispatchPacket, PacketType};
 use softgpu_hsa::aql::parse::{encode_kernel_dispatch, make_header};
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
-use softgpu_hsa::capture::format::{
-    FRAME_CRC_LEN, FRAME_HEAD_LEN, PACKET_FRAME_LEN, TRAILER_PAYLOAD_LEN,
-};
+use softgpu_hsa::capture::format::{FRAME_CRC_LEN, FRAME_HEAD_LEN, PREAMBLE_LEN, kind};
 use softgpu_hsa::capture::{AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass};
 
-const TRAILER_FRAME_LEN: usize = FRAME_HEAD_LEN + TRAILER_PAYLOAD_LEN + FRAME_CRC_LEN;
+/// `(offset, kind, total length)` of every frame of a capture.
+fn frames(data: &[u8]) -> Vec<(usize, u16, usize)> {
+    let mut out = Vec::new();
+    let mut pos = PREAMBLE_LEN;
+    while pos + FRAME_HEAD_LEN <= data.len() {
+        let k = u16::from_le_bytes([data[pos], data[pos + 1]]);
+        let len = u32::from_le_bytes(data[pos + 2..pos + 6].try_into().unwrap()) as usize;
+        let total = FRAME_HEAD_LEN + len + FRAME_CRC_LEN;
+        out.push((pos, k, total));
+        pos += total;
+    }
+    out
+}
+
+/// The first PacketBatch frame: `(offset, total length)`.
+fn first_batch(data: &[u8]) -> (usize, usize) {
+    frames(data)
+        .into_iter()
+        .find(|f| f.1 == kind::PACKET_BATCH)
+        .map(|f| (f.0, f.2))
+        .unwrap()
+}
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_inspect");
@@ -348,8 +367,12 @@ fn a_cut_capture_is_still_listed_with_a_warning() {
     let path = write_sample("cut_src");
     let data = std::fs::read(&path).unwrap();
     let cut = dir().join("cut.sgcap");
-    // Drop the trailer and half of the last packet frame.
-    std::fs::write(&cut, &data[..data.len() - TRAILER_FRAME_LEN - 60]).unwrap();
+    // Drop the trailer and half of the last packet batch frame.
+    let (off, _, total) = *frames(&data)
+        .iter()
+        .rfind(|f| f.1 == kind::PACKET_BATCH)
+        .unwrap();
+    std::fs::write(&cut, &data[..off + total / 2]).unwrap();
     let out = softgpu(&["inspect", "--format", "jsonl"], &cut);
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -359,8 +382,13 @@ fn a_cut_capture_is_still_listed_with_a_warning() {
     );
     assert!(err.contains(&cut.display().to_string()), "{err}");
     assert!(err.contains("cut at offset"), "{err}");
+    assert!(
+        err.contains("recovered from the capture's live ring"),
+        "{err}"
+    );
+    // The cut frame's records are still in the capture's live ring.
     let recs = jsonl(&out);
-    assert_eq!(recs.len(), 2);
+    assert_eq!(recs.len(), 3);
 
     let out = softgpu(&["inspect"], &cut);
     assert_eq!(out.status.code(), Some(0));
@@ -397,8 +425,8 @@ fn a_file_that_is_not_a_capture_exits_2_naming_the_file_and_offset() {
 fn a_corrupt_capture_exits_2_with_the_offset_and_a_missing_file_exits_2() {
     let path = write_sample("corrupt_src");
     let mut data = std::fs::read(&path).unwrap();
-    let first_packet = data.len() - TRAILER_FRAME_LEN - 3 * PACKET_FRAME_LEN;
-    data[first_packet + 30] ^= 1;
+    let (first_packet, _) = first_batch(&data);
+    data[first_packet + 12] ^= 1;
     let bad = dir().join("corrupt.sgcap");
     std::fs::write(&bad, &data).unwrap();
     let out = softgpu(&["inspect"], &bad);
@@ -418,8 +446,9 @@ fn a_corrupt_capture_exits_2_with_the_offset_and_a_missing_file_exits_2() {
 fn a_flipped_length_in_a_middle_frame_exits_2_with_its_offset_instead_of_reading_as_a_cut() {
     let path = write_sample("flipped_len_src");
     let data = std::fs::read(&path).unwrap();
-    let first_packet = data.len() - TRAILER_FRAME_LEN - 3 * PACKET_FRAME_LEN;
-    for bad_len in [129u32, 1 << 20] {
+    let (first_packet, total) = first_batch(&data);
+    let len = (total - FRAME_HEAD_LEN - FRAME_CRC_LEN) as u32;
+    for bad_len in [len + 1, 1 << 20] {
         let mut bad = data.clone();
         bad[first_packet + 2..first_packet + 6].copy_from_slice(&bad_len.to_le_bytes());
         let p = dir().join("flipped_len.sgcap");

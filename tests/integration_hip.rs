@@ -2115,7 +2115,58 @@ macro_rules! per_hip_version {
     };
 }
 
+/// `exit_launching`: the program exits while 3 threads are still launching.
+/// Every launch whose completion a thread observed (counted after the shim
+/// finalised the capture) is in the capture; the ones after its trailer are
+/// reported as late, and the capture is never complete.
+fn exit_while_launching(hip: Hip) {
+    let exe = build(hip, "exit_launching");
+    let run = run(hip, &exe, &[], Completion::Inline, "exit_launching", &[]);
+    let ctx = run.context();
+    assert!(
+        run.status.is_some_and(|s| s.success()),
+        "{} exited with {:?}\n{ctx}",
+        run.what,
+        run.status
+    );
+    assert_eq!(run.fact("done"), Some("1"), "{ctx}");
+    let cap = softgpu_hsa::capture::read_file(&run.capture.host)
+        .unwrap_or_else(|e| panic!("capture unreadable: {e}\n{ctx}"));
+    for t in 0..3u32 {
+        let observed: u64 = run
+            .fact(&format!("observed_{t}"))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no observed_{t} fact\n{ctx}"));
+        let grid = 64 * (t + 1);
+        let captured = cap
+            .records
+            .iter()
+            .filter(|r| {
+                let ko = u64::from_le_bytes(r.raw[32..40].try_into().unwrap());
+                let gx = u32::from_le_bytes(r.raw[12..16].try_into().unwrap());
+                r.raw[0] == 2 && gx == grid && cap.kernel_symbol(ko) == Some("_Z4tickPii.kd")
+            })
+            .count() as u64;
+        assert!(
+            captured >= observed,
+            "thread {t}: {captured} launches captured, {observed} observed complete\n{ctx}"
+        );
+    }
+    assert!(cap.trailer.is_some(), "{ctx}");
+    assert!(cap.end.late_records > 0, "{:?}\n{ctx}", cap.end);
+    assert!(!cap.complete);
+    assert!(
+        run.read_problems
+            .iter()
+            .any(|p| p.contains("arrived after the program's exit began")),
+        "inspect says so: {:?}",
+        run.read_problems
+    );
+}
+
 per_hip_version! {
+    a_program_exiting_while_three_threads_still_launch_keeps_every_observed_launch_in_its_capture
+        => exit_while_launching;
     the_bundled_example_launches_vadd_once_with_its_geometry_and_its_output_is_not_computed
         => example;
     every_copy_direction_moves_the_bytes_exactly_and_memset_and_device_copies_are_flagged_blits

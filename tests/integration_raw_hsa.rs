@@ -1898,6 +1898,431 @@ fn explicit_intercept_or_observe_without_a_usable_real_runtime_fails_hsa_init_an
     }
 }
 
+// ---------------------------------------------------------------------------
+// Endings: every packet whose completion the program observed is in the file
+// ---------------------------------------------------------------------------
+
+/// An `endings` run: its exit status, `sg:` facts, stderr and capture.
+struct Ended {
+    status: std::process::ExitStatus,
+    facts: BTreeMap<String, String>,
+    stdout: String,
+    stderr: String,
+    capture: PathBuf,
+}
+
+impl Ended {
+    fn fact(&self, key: &str) -> u64 {
+        self.facts
+            .get(key)
+            .and_then(|v| parse_u64(v))
+            .unwrap_or_else(|| panic!("no numeric `sg: {key}=` fact\n{}", self.context()))
+    }
+    fn context(&self) -> String {
+        format!(
+            "status {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+    fn read(&self) -> softgpu_hsa::capture::Capture {
+        softgpu_hsa::capture::read_file(&self.capture)
+            .unwrap_or_else(|e| panic!("capture unreadable: {e}\n{}", self.context()))
+    }
+    /// `softgpu inspect` on the capture: (exit code, stderr).
+    fn inspect(&self) -> (Option<i32>, String, usize) {
+        let out = Command::new(cli())
+            .arg("inspect")
+            .arg(&self.capture)
+            .args(["--format", "jsonl"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+        )
+    }
+}
+
+fn facts_of(stdout: &str) -> BTreeMap<String, String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("sg: "))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Runs `endings MODE` under the shim. With `kill`, waits for its
+/// `sg: ready=1` line (printed after every wait returned) and sends the
+/// signal at once: no sleep, no hoping.
+fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
+    use std::io::{BufRead, Read};
+    let exe = compile("endings");
+    let dir = work_dir("endings");
+    let capture = dir.join(format!("{tag}.sgcap"));
+    let _ = std::fs::remove_file(&capture);
+    let mut child = Command::new(&exe)
+        .arg(mode)
+        .current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env("SOFTGPU_CAPTURE", &capture)
+        .env("SOFTGPU_MODE", "virtual")
+        .env("SOFTGPU_SUMMARY", "1")
+        .env("SOFTGPU_LOG", "warn")
+        .env_remove("SOFTGPU_TARGET")
+        .env_remove("SOFTGPU_LOG_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err_pipe = child.stderr.take().unwrap();
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err_pipe.read_to_string(&mut s);
+        s
+    });
+    let out_pipe = child.stdout.take().unwrap();
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        for line in std::io::BufReader::new(out_pipe).lines() {
+            let Ok(line) = line else { break };
+            if line == "sg: ready=1" {
+                let _ = tx.send(());
+            }
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    });
+    if let Some(sig) = kill {
+        rx.recv_timeout(RUN_TIMEOUT)
+            .unwrap_or_else(|_| panic!("endings {mode} never said it was ready"));
+        // Our own child, still unreaped (we have not waited for it).
+        let st = Command::new("kill")
+            .args([format!("-{sig}"), pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success(), "kill -{sig} {pid}");
+    }
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("endings {mode} did not end within {RUN_TIMEOUT:?} (hung)");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = out_t.join().unwrap();
+    Ended {
+        status,
+        facts: facts_of(&stdout),
+        stdout,
+        stderr: err_t.join().unwrap(),
+        capture,
+    }
+}
+
+/// Every one of the `observed` launches on `queue` is in `cap`, once, with
+/// packet indices 0.. in order.
+fn all_observed_are_captured(
+    cap: &softgpu_hsa::capture::Capture,
+    queue: u64,
+    observed: u64,
+    e: &Ended,
+) {
+    let idx: Vec<u64> = cap
+        .records
+        .iter()
+        .filter(|r| r.queue_id == queue)
+        .map(|r| r.packet_index)
+        .collect();
+    assert!(
+        idx.len() as u64 >= observed,
+        "queue {queue}: {} records for {observed} observed completions\n{}",
+        idx.len(),
+        e.context()
+    );
+    assert!(
+        idx.iter().enumerate().all(|(i, &p)| p == i as u64),
+        "queue {queue}: packet indices are not 0.. in order\n{}",
+        e.context()
+    );
+}
+
+#[test]
+fn a_normal_exit_captures_every_launch_completely_and_the_summary_counts_them_all() {
+    let e = run_ending("exit", "exit", None);
+    assert!(e.status.success(), "{}", e.context());
+    let cap = e.read();
+    assert!(cap.complete, "{:?}\n{}", cap.end, e.context());
+    all_observed_are_captured(&cap, e.fact("queue_id"), LAUNCHES, &e);
+    assert_eq!(cap.records.len() as u64, LAUNCHES);
+    let s = parse_summary(&e.stderr).unwrap();
+    assert_eq!(s.validated, LAUNCHES, "{}", e.context());
+    let (code, err, lines) = e.inspect();
+    assert_eq!((code, lines as u64), (Some(0), LAUNCHES));
+    assert!(err.is_empty(), "{err}");
+}
+
+const LAUNCHES: u64 = 5000;
+
+fn check_cut(e: &Ended, what: &str) {
+    let cap = e.read();
+    assert!(
+        !cap.complete,
+        "{what}: a cut capture must not read as complete"
+    );
+    assert!(
+        cap.trailer.is_none(),
+        "{what}: nothing ran to write a trailer"
+    );
+    all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), e);
+    let (code, err, lines) = e.inspect();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(lines as u64, e.fact("observed"), "{err}");
+    assert!(err.contains("incomplete"), "{what}: {err}");
+    assert!(err.contains("recovered"), "{what}: {err}");
+}
+
+#[test]
+fn abort_keeps_every_synchronised_launch_in_the_file() {
+    let e = run_ending("abort", "abort", None);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.signal(), Some(libc::SIGABRT), "{}", e.context());
+    check_cut(&e, "abort()");
+}
+
+#[test]
+fn underscore_exit_keeps_every_synchronised_launch_in_the_file() {
+    let e = run_ending("_exit", "underscore_exit", None);
+    assert!(e.status.success(), "{}", e.context());
+    check_cut(&e, "_exit()");
+}
+
+#[test]
+fn sigkill_right_after_the_waits_returned_keeps_every_launch_in_the_file() {
+    let e = run_ending("wait_kill", "sigkill", Some(libc::SIGKILL));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.signal(), Some(libc::SIGKILL), "{}", e.context());
+    check_cut(&e, "SIGKILL");
+}
+
+fn check_signal_finalised(sig: i32, tag: &str) {
+    let e = run_ending("wait_kill", tag, Some(sig));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        e.status.signal(),
+        Some(sig),
+        "the program must still end killed by the signal\n{}",
+        e.context()
+    );
+    let cap = e.read();
+    assert_eq!(
+        cap.end.kind,
+        Some(softgpu_hsa::capture::EndKind::Signal(sig as u32)),
+        "the shim's handler finalised the capture\n{}",
+        e.context()
+    );
+    assert!(cap.trailer.is_some());
+    assert_eq!(cap.end.recovered, 0, "the writer encoded everything first");
+    assert_eq!(cap.records.len() as u64, e.fact("observed"));
+    all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), &e);
+    assert!(!cap.complete, "a program killed by a signal did not finish");
+    let (code, err, _) = e.inspect();
+    assert_eq!(code, Some(0));
+    assert!(err.contains(&format!("signal {sig}")), "{err}");
+}
+
+#[test]
+fn sigterm_without_a_program_handler_finalises_the_capture_then_kills_the_program() {
+    check_signal_finalised(libc::SIGTERM, "sigterm");
+}
+
+#[test]
+fn sigint_without_a_program_handler_finalises_the_capture_then_kills_the_program() {
+    check_signal_finalised(libc::SIGINT, "sigint");
+}
+
+#[test]
+fn sigterm_with_the_programs_own_handler_leaves_it_alone_and_the_ring_keeps_every_launch() {
+    let e = run_ending("own_handler", "own_handler", Some(libc::SIGTERM));
+    assert_eq!(
+        e.status.code(),
+        Some(42),
+        "the program's handler ran\n{}",
+        e.context()
+    );
+    assert_eq!(e.fact("own_handler_ran"), 1);
+    check_cut(&e, "the program's own SIGTERM handler calling _exit");
+}
+
+#[test]
+fn threads_still_launching_at_exit_are_captured_after_the_trailer_and_the_capture_says_so() {
+    let e = run_ending("threads", "threads", None);
+    assert!(e.status.success(), "{}", e.context());
+    let cap = e.read();
+    for t in 0..3 {
+        let q = e.fact(&format!("thread_{t}_queue"));
+        let n = e.fact(&format!("thread_{t}_observed"));
+        all_observed_are_captured(&cap, q, n, &e);
+    }
+    assert!(cap.trailer.is_some(), "{}", e.context());
+    assert!(
+        cap.end.late_records > 0,
+        "every thread completed launches after the trailer: {:?}",
+        cap.end
+    );
+    assert!(!cap.complete, "late records: never complete");
+    let (code, err, lines) = e.inspect();
+    assert_eq!(code, Some(0));
+    assert_eq!(lines, cap.records.len());
+    assert!(
+        err.contains("arrived after the program's exit began"),
+        "{err}"
+    );
+    // The exit summary counts what the trailer holds.
+    let s = parse_summary(&e.stderr).unwrap();
+    assert_eq!(
+        s.validated,
+        cap.trailer.unwrap().counts.dispatches_validated,
+        "{}",
+        e.context()
+    );
+}
+
+#[test]
+fn packets_pending_behind_an_unsatisfied_barrier_at_exit_are_recorded_and_warned_about() {
+    let e = run_ending("barrier_exit", "barrier_exit", None);
+    assert!(e.status.success(), "{}", e.context());
+    let cap = e.read();
+    let q = e.fact("queue_id");
+    assert_eq!(cap.end.pending_at_exit, vec![(q, 2)], "{:?}", cap.end);
+    assert!(!cap.complete);
+    assert!(
+        e.stderr.contains("never processed"),
+        "a warning at exit\n{}",
+        e.context()
+    );
+    let (_, err, _) = e.inspect();
+    assert!(err.contains("pending"), "{err}");
+    assert!(err.contains(&format!("queue {q}")), "{err}");
+}
+
+#[test]
+fn packets_pending_behind_an_unsatisfied_barrier_at_queue_destroy_are_recorded_and_warned_about() {
+    let e = run_ending("barrier_destroy", "barrier_destroy", None);
+    assert!(e.status.success(), "{}", e.context());
+    let cap = e.read();
+    let q = e.fact("queue_id");
+    assert_eq!(cap.end.pending_at_destroy, vec![(q, 2)], "{:?}", cap.end);
+    assert!(cap.end.pending_at_exit.is_empty());
+    assert!(!cap.complete);
+    assert!(e.stderr.contains("destroyed with 2"), "{}", e.context());
+    let (_, err, _) = e.inspect();
+    assert!(err.contains("destroyed"), "{err}");
+}
+
+#[test]
+fn a_forked_child_never_writes_into_its_parents_capture() {
+    let e = run_ending("fork", "fork", None);
+    assert!(e.status.success(), "{}", e.context());
+    let cap = e.read();
+    assert!(cap.complete, "{:?}\n{}", cap.end, e.context());
+    assert_eq!(
+        cap.records.len() as u64,
+        e.fact("parent_launches"),
+        "only the parent's launches\n{}",
+        e.context()
+    );
+    let s = parse_summary(&e.stderr).unwrap();
+    assert_eq!(
+        s.validated,
+        120,
+        "one summary, the parent's\n{}",
+        e.context()
+    );
+}
+
+#[test]
+fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touches_the_target() {
+    let exe = compile("dispatch_valid");
+    let dir = work_dir("planted");
+    let fifo = dir.join("fifo.sgcap");
+    let link = dir.join("link.sgcap");
+    let target = dir.join("precious.txt");
+    for p in [&fifo, &link, &target] {
+        let _ = std::fs::remove_file(p);
+    }
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::write(&target, b"not yours").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (cap, what) in [(&fifo, "a FIFO"), (&link, "a symlink")] {
+        let mut cmd = Command::new(&exe);
+        cmd.current_dir(&dir)
+            .env("LD_PRELOAD", shim())
+            .env("SOFTGPU_MODE", "virtual")
+            .env("SOFTGPU_CAPTURE", cap)
+            .env_remove("SOFTGPU_LOG_FILE")
+            .env_remove("SOFTGPU_TARGET");
+        // The 1.x shim opened the name for writing: on a FIFO with no reader
+        // that blocked hsa_init forever.
+        let out = common::output_within(
+            &mut cmd,
+            RUN_TIMEOUT,
+            &format!("a program with {what} at its capture name"),
+        );
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta = std::fs::symlink_metadata(cap).unwrap();
+        assert!(
+            meta.file_type().is_file(),
+            "{what}: the name is now a regular capture"
+        );
+        assert!(
+            softgpu_hsa::capture::read_file(cap).unwrap().complete,
+            "{what}"
+        );
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"not yours");
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "the symlink's target was not chmod-ed"
+    );
+}
+
+#[test]
+fn queues_created_and_destroyed_thousands_of_times_each_end_in_the_capture_with_their_record() {
+    // The capture's cost of a queue goes with it (QueueEnd); the 1.x writer
+    // kept every queue's ring and polled it forever. RSS and time are
+    // measured by scripts/bench-queue-cycles, not here.
+    let run = run_with("queue_cycles", "queue_cycles", &["3000"]);
+    let cap = softgpu_hsa::capture::read_file(&run.capture).unwrap();
+    assert!(cap.complete, "{:?}\n{}", cap.end, run.context());
+    assert_eq!(cap.records.len(), 3000);
+    assert_eq!(cap.queues.len(), 3000);
+    assert!(cap.end.pending_at_destroy.is_empty());
+    let queues: std::collections::BTreeSet<u64> = cap.records.iter().map(|r| r.queue_id).collect();
+    assert_eq!(queues.len(), 3000, "one record per queue");
+}
+
 /// `integration/attr_guard_kernels.hip` as a gfx90a code object: one kernel and
 /// one global variable, so the executable has both kinds of symbol.
 fn attr_guard_code_object() -> PathBuf {

@@ -1,7 +1,8 @@
 //! The on-disk layout: constants, CRC-32 and frame encoding shared by the
-//! writer and the reader. The fixed-layout payloads (Packet, KernelInfo) are
-//! encoded and decoded only here. `docs/CAPTURE_FORMAT.md` describes the same
-//! bytes in prose; a test checks its Packet table against [`packet::FIELDS`].
+//! writer and the reader. The payloads with a layout of their own (Packet of
+//! 1.x, PacketBatch, KernelInfo, Trailer, QueueEnd) are encoded and decoded
+//! only here. `docs/CAPTURE_FORMAT.md` describes the same bytes in prose; a
+//! test checks its Packet table against [`packet::FIELDS`].
 //!
 //! Everything is little-endian. A file is a 16-byte preamble followed by frames:
 //!
@@ -13,9 +14,13 @@
 /// First eight bytes of every capture. The `\r\n` catches text-mode mangling.
 pub const MAGIC: [u8; 8] = *b"SGCAP\0\r\n";
 /// Bumped only for changes an older reader cannot survive (see the format doc).
-pub const FORMAT_MAJOR: u16 = 1;
+/// 2.0: the live Ring frame, PacketBatch frames instead of Packet frames,
+/// QueueEnd frames, a longer Trailer and late frames after it.
+pub const FORMAT_MAJOR: u16 = 2;
 /// Bumped for additive changes: new skippable frame kinds, fields appended to a payload.
-pub const FORMAT_MINOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 0;
+/// The oldest major version this reader still reads (1.x: Packet frames).
+pub const OLDEST_MAJOR: u16 = 1;
 /// Bytes before the first frame.
 pub const PREAMBLE_LEN: usize = 16;
 /// `kind u16` + `len u32`.
@@ -37,6 +42,12 @@ pub mod kind {
     /// Per-kernel register counts and static sizes (format 1.1; readers of
     /// 1.0 skip it: it is not critical).
     pub const KERNEL_INFO: u16 = 0x0006;
+    /// 2.0: the live ring region (second frame; no valid CRC, see the doc).
+    pub const RING: u16 = 0x8007;
+    /// 2.0: delta-encoded packet records, one CRC per batch.
+    pub const PACKET_BATCH: u16 = 0x8008;
+    /// 2.0: a queue was destroyed, with how many packets it left pending.
+    pub const QUEUE_END: u16 = 0x8009;
 }
 
 /// Size of one entry of a KernelInfo frame in this version. A later minor
@@ -64,14 +75,18 @@ pub const TRAILER_PAYLOAD_LEN: usize = 64;
 pub const MAX_FILE_LEN: u64 = 1 << 30;
 
 /// Every frame kind this version defines, for [`kind_name`] and for telling a
-/// real frame from noise after damage.
-pub const KNOWN_KINDS: [u16; 6] = [
+/// real frame from noise after damage (the search after damage never takes
+/// a Ring frame for one: its CRC is not a checksum).
+pub const KNOWN_KINDS: [u16; 9] = [
     kind::HEADER,
     kind::QUEUE,
     kind::PACKET,
     kind::CODE_OBJECT,
     kind::TRAILER,
     kind::KERNEL_INFO,
+    kind::RING,
+    kind::PACKET_BATCH,
+    kind::QUEUE_END,
 ];
 
 /// Human name of a frame kind, for error messages.
@@ -83,6 +98,9 @@ pub fn kind_name(k: u16) -> &'static str {
         kind::CODE_OBJECT => "code_object",
         kind::TRAILER => "trailer",
         kind::KERNEL_INFO => "kernel_info",
+        kind::RING => "ring",
+        kind::PACKET_BATCH => "packet_batch",
+        kind::QUEUE_END => "queue_end",
         _ => "unknown",
     }
 }
@@ -378,6 +396,468 @@ impl<'a> Cursor<'a> {
         let n = self.u32()? as usize;
         self.bytes(n)
     }
+}
+
+/// Fixed length of the 1.x Trailer payload; the 2.0 Trailer starts with the
+/// same 64 bytes and appends [`TRAILER_V2_FIXED_LEN`]` - 64` more, then the
+/// pending list.
+pub const TRAILER_V2_FIXED_LEN: usize = 92;
+/// Minimum payload length of a QueueEnd frame.
+pub const QUEUE_END_PAYLOAD_LEN: usize = 24;
+/// Bytes of a Ring frame's payload before its zero padding: `pad u32`,
+/// `reserved u32`.
+pub const RING_PREFIX_LEN: usize = 8;
+
+/// How the program's capture ended, as the Trailer says.
+pub mod ending {
+    /// `finish` at exit (or an explicit finish).
+    pub const FINISH: u32 = 0;
+    /// A termination signal (SIGTERM, SIGINT) that SoftGPU's handler caught.
+    pub const SIGNAL: u32 = 1;
+}
+
+/// Appends `v` as an unsigned LEB128 varint (1 to 10 bytes).
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// `v` mapped so small magnitudes of either sign are small unsigned values.
+#[inline]
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline]
+pub fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Tag bits of one PacketBatch record (see `docs/CAPTURE_FORMAT.md`).
+pub mod tag {
+    /// `queue_id` is the previous record's (else a varint follows).
+    pub const SAME_QUEUE: u8 = 0x01;
+    /// `seq` is the previous record's + 1 (else varint `gap`: seq = prev + 1 + gap).
+    pub const NEXT_SEQ: u8 = 0x02;
+    /// `packet_index` is the queue's previous + 1 (else zigzag varint of the difference).
+    pub const NEXT_INDEX: u8 = 0x04;
+    /// `thread` is the previous record's (else varint).
+    pub const SAME_THREAD: u8 = 0x08;
+    /// status, kernarg class and reasons are the queue's previous (else a
+    /// byte `status | class << 4` and a varint of `reasons`).
+    pub const SAME_VERDICT: u8 = 0x10;
+    /// `observed_ns` is the queue's previous `done_ns` (else zigzag varint of the difference).
+    pub const CHAINED_TIME: u8 = 0x20;
+    /// `raw` is the queue's previous packet, unchanged (else a diff follows).
+    pub const SAME_RAW: u8 = 0x40;
+    /// An extension follows: varint length, then bytes a later version defines.
+    pub const EXTENSION: u8 = 0x80;
+}
+
+/// What the batch coder remembers about the previous record of one queue.
+#[derive(Clone, Copy, Debug)]
+struct QueuePrev {
+    packet_index: u64,
+    raw: [u8; 64],
+    done_ns: u64,
+    verdict: (u8, u64),
+}
+
+impl Default for QueuePrev {
+    fn default() -> Self {
+        QueuePrev {
+            packet_index: u64::MAX, // so the first index predicted is 0
+            raw: [0; 64],
+            done_ns: 0,
+            verdict: (0, 0),
+        }
+    }
+}
+
+/// A cheap hasher for queue ids (the batch coder's map; not exposed to input
+/// an attacker controls on the writer side, and bounded per batch).
+#[derive(Default, Clone, Copy, Debug)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IdMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// One record as a PacketBatch holds it (status and class as raw bytes: the
+/// reader checks their range).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BatchRecord {
+    pub seq: u64,
+    pub queue_id: u64,
+    pub packet_index: u64,
+    pub raw: [u8; 64],
+    pub status: u8,
+    pub kernarg_class: u8,
+    pub thread: u32,
+    pub reasons: u64,
+    pub observed_ns: u64,
+    pub done_ns: u64,
+}
+
+/// Builds PacketBatch frames. Every batch starts from a blank state (no
+/// record refers to an earlier frame), so each frame decodes on its own.
+#[derive(Debug, Default)]
+pub struct BatchEncoder {
+    /// The frame being built: head, count, first_seq, records.
+    buf: Vec<u8>,
+    count: u32,
+    prev_seq: u64,
+    prev_queue: u64,
+    prev_thread: u32,
+    /// The current queue's state (the common case: a run of one queue's
+    /// records), kept out of the map.
+    cur: Option<(u64, QueuePrev)>,
+    /// Every other queue seen in this batch.
+    queues: IdMap<QueuePrev>,
+}
+
+impl BatchEncoder {
+    /// Records in the current batch.
+    pub fn len(&self) -> u32 {
+        self.count
+    }
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// Bytes of the current batch so far.
+    pub fn bytes(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Appends one record to the current batch.
+    pub fn push(&mut self, r: &BatchRecord) {
+        if self.count == 0 {
+            self.buf.clear();
+            self.buf
+                .extend_from_slice(&kind::PACKET_BATCH.to_le_bytes());
+            self.buf.extend_from_slice(&[0; 4]); // len, patched by `finish`
+            self.buf.extend_from_slice(&[0; 4]); // count, patched by `finish`
+            self.buf.extend_from_slice(&r.seq.to_le_bytes());
+            self.queues.clear();
+            self.cur = None;
+            self.prev_seq = r.seq.wrapping_sub(1);
+            // The first record names its queue and thread explicitly.
+            self.prev_queue = r.queue_id.wrapping_add(1);
+            self.prev_thread = r.thread.wrapping_add(1);
+        }
+        if self.cur.is_none_or(|c| c.0 != r.queue_id) {
+            let next = self.queues.remove(&r.queue_id).unwrap_or_default();
+            if let Some((id, prev)) = self.cur.replace((r.queue_id, next)) {
+                self.queues.insert(id, prev);
+            }
+        }
+        self.buf.reserve(128);
+        let tag_at = self.buf.len();
+        self.buf.push(0);
+        let mut t = 0u8;
+        let out = &mut self.buf;
+        if r.queue_id == self.prev_queue {
+            t |= tag::SAME_QUEUE;
+        } else {
+            put_varint(out, r.queue_id);
+        }
+        if r.seq == self.prev_seq.wrapping_add(1) {
+            t |= tag::NEXT_SEQ;
+        } else {
+            put_varint(out, r.seq.wrapping_sub(self.prev_seq).wrapping_sub(1));
+        }
+        let Some((_, q)) = self.cur.as_mut() else {
+            return; // unreachable: set above
+        };
+        let want_index = q.packet_index.wrapping_add(1);
+        if r.packet_index == want_index {
+            t |= tag::NEXT_INDEX;
+        } else {
+            put_varint(out, zigzag(r.packet_index.wrapping_sub(want_index) as i64));
+        }
+        if r.thread == self.prev_thread {
+            t |= tag::SAME_THREAD;
+        } else {
+            put_varint(out, r.thread as u64);
+        }
+        let verdict = (r.status | (r.kernarg_class << 4), r.reasons);
+        if verdict == q.verdict {
+            t |= tag::SAME_VERDICT;
+        } else {
+            out.push(verdict.0);
+            put_varint(out, verdict.1);
+        }
+        if r.observed_ns == q.done_ns {
+            t |= tag::CHAINED_TIME;
+        } else {
+            put_varint(out, zigzag(r.observed_ns.wrapping_sub(q.done_ns) as i64));
+        }
+        put_varint(out, r.done_ns.wrapping_sub(r.observed_ns));
+        if r.raw == q.raw {
+            t |= tag::SAME_RAW;
+        } else {
+            let mut words = 0u8;
+            let words_at = out.len();
+            out.push(0);
+            for w in 0..8 {
+                let word = |raw: &[u8; 64]| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&raw[w * 8..w * 8 + 8]);
+                    u64::from_le_bytes(b)
+                };
+                let x = word(&r.raw) ^ word(&q.raw);
+                if x == 0 {
+                    continue;
+                }
+                words |= 1 << w;
+                let mask_at = out.len();
+                out.push(0);
+                let mut mask = 0u8;
+                for i in 0..8 {
+                    let b = (x >> (8 * i)) as u8;
+                    if b != 0 {
+                        mask |= 1 << i;
+                        out.push(b);
+                    }
+                }
+                out[mask_at] = mask;
+            }
+            out[words_at] = words;
+        }
+        self.buf[tag_at] = t;
+        *q = QueuePrev {
+            packet_index: r.packet_index,
+            raw: r.raw,
+            done_ns: r.done_ns,
+            verdict,
+        };
+        self.prev_seq = r.seq;
+        self.prev_queue = r.queue_id;
+        self.prev_thread = r.thread;
+        self.count += 1;
+    }
+
+    /// Closes the current batch and returns the whole frame (head, payload,
+    /// CRC); the encoder is then empty. `None` when there is no record.
+    pub fn finish(&mut self) -> Option<&[u8]> {
+        if self.count == 0 {
+            return None;
+        }
+        let len = (self.buf.len() - FRAME_HEAD_LEN) as u32;
+        self.buf[2..6].copy_from_slice(&len.to_le_bytes());
+        self.buf[6..10].copy_from_slice(&self.count.to_le_bytes());
+        let crc = crc32(&self.buf);
+        self.buf.extend_from_slice(&crc.to_le_bytes());
+        self.count = 0;
+        Some(&self.buf)
+    }
+}
+
+/// Why a PacketBatch payload could not be decoded.
+pub type BatchError = &'static str;
+
+fn varint(c: &mut Cursor<'_>) -> Result<u64, BatchError> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = c.u8().ok_or("a record runs past the end of the payload")?;
+        if i == 9 && b > 1 {
+            return Err("a varint overflows 64 bits");
+        }
+        v |= ((b & 0x7f) as u64) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("a varint overflows 64 bits")
+}
+
+/// Decodes a PacketBatch payload into `out` (appending). Bounded: `count`
+/// reserves nothing beyond what the payload could hold (a record takes at
+/// least 2 bytes).
+pub fn decode_batch(p: &[u8], out: &mut Vec<BatchRecord>) -> Result<(), BatchError> {
+    let mut c = Cursor::new(p);
+    let short = "payload shorter than 12 bytes";
+    let count = c.u32().ok_or(short)?;
+    let first_seq = c.u64().ok_or(short)?;
+    if count == 0 {
+        return Err("a batch of 0 records");
+    }
+    if count as usize > c.remaining() / 2 {
+        return Err("record count larger than the payload can hold");
+    }
+    out.reserve(count as usize);
+    let mut queues: IdMap<QueuePrev> = IdMap::default();
+    let mut prev_seq = first_seq.wrapping_sub(1);
+    let mut prev_queue = 0u64;
+    let mut prev_thread = 0u32;
+    for n in 0..count {
+        let t = c.u8().ok_or("a record runs past the end of the payload")?;
+        let queue_id = if t & tag::SAME_QUEUE != 0 {
+            if n == 0 {
+                return Err("the first record refers to a previous queue");
+            }
+            prev_queue
+        } else {
+            varint(&mut c)?
+        };
+        let seq = if t & tag::NEXT_SEQ != 0 {
+            prev_seq.wrapping_add(1)
+        } else {
+            prev_seq.wrapping_add(1).wrapping_add(varint(&mut c)?)
+        };
+        if n == 0 && seq != first_seq {
+            return Err("the first record's seq is not the batch's first_seq");
+        }
+        if n > 0 && seq <= prev_seq {
+            return Err("seq does not increase within the batch");
+        }
+        let q = queues.entry(queue_id).or_default();
+        let packet_index = if t & tag::NEXT_INDEX != 0 {
+            q.packet_index.wrapping_add(1)
+        } else {
+            q.packet_index
+                .wrapping_add(1)
+                .wrapping_add(unzigzag(varint(&mut c)?) as u64)
+        };
+        let thread = if t & tag::SAME_THREAD != 0 {
+            if n == 0 {
+                return Err("the first record refers to a previous thread");
+            }
+            prev_thread
+        } else {
+            u32::try_from(varint(&mut c)?).map_err(|_| "thread id larger than 32 bits")?
+        };
+        let verdict = if t & tag::SAME_VERDICT != 0 {
+            q.verdict
+        } else {
+            let b = c.u8().ok_or("a record runs past the end of the payload")?;
+            (b, varint(&mut c)?)
+        };
+        let observed_ns = if t & tag::CHAINED_TIME != 0 {
+            q.done_ns
+        } else {
+            q.done_ns.wrapping_add(unzigzag(varint(&mut c)?) as u64)
+        };
+        let done_ns = observed_ns.wrapping_add(varint(&mut c)?);
+        let mut raw = q.raw;
+        if t & tag::SAME_RAW == 0 {
+            let words = c.u8().ok_or("a record runs past the end of the payload")?;
+            for w in 0..8 {
+                if words & (1 << w) == 0 {
+                    continue;
+                }
+                let mask = c.u8().ok_or("a record runs past the end of the payload")?;
+                for i in 0..8 {
+                    if mask & (1 << i) != 0 {
+                        let x = c.u8().ok_or("a record runs past the end of the payload")?;
+                        raw[w * 8 + i] ^= x;
+                    }
+                }
+            }
+        }
+        if t & tag::EXTENSION != 0 {
+            let n = varint(&mut c)?;
+            let n = usize::try_from(n).map_err(|_| "extension too long")?;
+            c.bytes(n)
+                .ok_or("an extension runs past the end of the payload")?;
+        }
+        *q = QueuePrev {
+            packet_index,
+            raw,
+            done_ns,
+            verdict,
+        };
+        prev_seq = seq;
+        prev_queue = queue_id;
+        prev_thread = thread;
+        out.push(BatchRecord {
+            seq,
+            queue_id,
+            packet_index,
+            raw,
+            status: verdict.0 & 0x0f,
+            kernarg_class: verdict.0 >> 4,
+            thread,
+            reasons: verdict.1,
+            observed_ns,
+            done_ns,
+        });
+    }
+    if c.remaining() != 0 {
+        return Err("bytes after the last record of the batch");
+    }
+    Ok(())
+}
+
+/// What a 2.0 Trailer adds to the 1.x one.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct TrailerV2 {
+    /// Every record with a lower seq was encoded before the Trailer.
+    pub seq_end: u64,
+    /// Seqs handed out before the ending that were not written in time.
+    pub uncommitted: u64,
+    /// [`ending`].
+    pub ending: u32,
+    /// The signal, for [`ending::SIGNAL`].
+    pub signal: u32,
+    /// `(queue_id, packets pending)` for each live queue with packets pending
+    /// at the ending (behind an unsatisfied barrier, or not yet published).
+    pub pending: Vec<(u64, u64)>,
+}
+
+/// The 2.0 Trailer payload: the 1.x fields (`v1`, 64 bytes) then [`TrailerV2`].
+pub fn encode_trailer_v2(v1: &[u8], t: &TrailerV2) -> Vec<u8> {
+    let mut p = PayloadBuf(v1.to_vec());
+    p.u64(t.seq_end)
+        .u64(t.uncommitted)
+        .u32(t.ending)
+        .u32(t.signal)
+        .u32(u32::try_from(t.pending.len()).unwrap_or(u32::MAX));
+    for &(q, n) in t.pending.iter().take(u32::MAX as usize) {
+        p.u64(q).u64(n);
+    }
+    p.0
+}
+
+/// The fields a 2.0 Trailer appends (`rest`: the payload after its first 64
+/// bytes). Bounded by the payload's length.
+pub fn decode_trailer_v2(rest: &[u8]) -> Option<TrailerV2> {
+    let mut c = Cursor::new(rest);
+    let seq_end = c.u64()?;
+    let uncommitted = c.u64()?;
+    let ending = c.u32()?;
+    let signal = c.u32()?;
+    let n = c.u32()? as usize;
+    if n > c.remaining() / 16 {
+        return None;
+    }
+    let mut pending = Vec::with_capacity(n);
+    for _ in 0..n {
+        pending.push((c.u64()?, c.u64()?));
+    }
+    Some(TrailerV2 {
+        seq_end,
+        uncommitted,
+        ending,
+        signal,
+        pending,
+    })
 }
 
 #[cfg(test)]

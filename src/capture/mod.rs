@@ -8,28 +8,36 @@
 //! report view's (`crate::report`).
 //!
 //! Why it exists: every AQL packet a program submits is observed once, on the
-//! doorbell path, and must end up in a file that outlives the process. The
-//! doorbell path only copies a fixed-size [`PacketRecord`] into a per-queue
-//! single-producer ring ([`QueueProducer::push`]); one writer thread polls the
-//! rings, encodes frames and writes them (see [`writer`]).
+//! doorbell path, and must end up in a file that outlives the process, however
+//! the process ends. The doorbell path only copies a fixed-size
+//! [`PacketRecord`] into one slot of the live ring ([`QueueProducer::push`]),
+//! which is a shared mapping of the capture file itself: the record is in the
+//! file as soon as the push returns, even if the process is killed right
+//! after. One writer thread encodes the ring's records into compact frames
+//! after it (see [`writer`]); a reader recovers from the ring whatever the
+//! frames lack.
 //!
 //! How it fails: the writer never drops a record. When it falls behind, producers
 //! wait. An I/O error is kept and reported by [`CaptureWriter::finish`]; the
 //! writer keeps draining so producers never block on a dead disk. The reader
 //! treats a file cut at any byte as an incomplete capture (every complete record
 //! is recovered) and anything else that is wrong as a [`CaptureError`] naming
-//! the byte offset. The byte layout and the versioning rules are in
-//! `docs/CAPTURE_FORMAT.md`.
+//! the byte offset; what a capture lacks, and why, is in [`Capture::end`]. The
+//! byte layout and the versioning rules are in `docs/CAPTURE_FORMAT.md`.
 //!
 //! [`PacketRecord`]: crate::aql::PacketRecord
 
+mod create;
 pub mod format;
 mod reader;
-mod ring;
+pub mod ring;
 mod writer;
 
 pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
-pub use writer::{CaptureWriter, DEFAULT_RING_CAPACITY, QueueProducer, WriterOptions};
+pub use writer::{
+    CaptureWriter, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY, QueueProducer, WriterOptions,
+    on_termination_signal,
+};
 
 use std::path::PathBuf;
 
@@ -246,12 +254,95 @@ pub struct Trailer {
     pub code_objects: u32,
 }
 
-/// What [`CaptureWriter::finish`] reports.
+/// What [`CaptureWriter::finish`] reports: the counts of the records the
+/// Trailer covers (every record pushed before `finish` was called).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct CaptureSummary {
     pub counts: Counts,
     pub stalls: u64,
+    /// Packets the runtime reported pending on live queues at the ending.
+    pub pending_packets: u64,
+    /// Records whose `seq` was taken before `finish` but that were not written
+    /// within its timeout (a push in flight).
+    pub uncommitted: u64,
     pub path: PathBuf,
+}
+
+/// How a capture's Trailer says it ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndKind {
+    /// `finish` at the program's exit (or an explicit finish).
+    Finish,
+    /// A termination signal that SoftGPU's handler caught (SIGTERM 15,
+    /// SIGINT 2): the capture was finalised, then the signal's default
+    /// action ended the program.
+    Signal(u32),
+}
+
+/// The live ring's header as the file holds it (format 2.x).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct RingInfo {
+    /// File offset of the Ring frame.
+    pub offset: u64,
+    pub capacity: u64,
+    /// Seqs handed out to producers.
+    pub next_seq: u64,
+    /// Seqs below this were encoded into the frame stream (as the writer
+    /// last said; the reader does not rely on it).
+    pub consumed: u64,
+    /// `next_seq` when the program's exit began (0: it did not begin).
+    pub exit_seq: u64,
+    /// The ring header's lifecycle word (`ring::state`).
+    pub state: u64,
+    /// The signal that ended the program, if one did.
+    pub signal: u64,
+    /// Pushes discarded because no writer was left (should be 0).
+    pub discarded: u64,
+    /// Times a producer waited for room.
+    pub waits: u64,
+}
+
+/// What a capture lacks, and how it ended: everything the reader can tell
+/// beyond the records themselves. `Capture::complete` is true only when
+/// none of this says something is missing.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Ending {
+    /// From the Trailer; `None` without one.
+    pub kind: Option<EndKind>,
+    /// Records that arrived after the program's exit began (late frames after
+    /// the Trailer, or recovered records at or past the exit point), and the
+    /// queues they belong to (sorted, distinct).
+    pub late_records: u64,
+    pub late_queues: Vec<u64>,
+    /// `(queue_id, packets)` left pending (behind an unsatisfied barrier, or
+    /// never published) when the queue was destroyed (QueueEnd frames).
+    pub pending_at_destroy: Vec<(u64, u64)>,
+    /// `(queue_id, packets)` pending on live queues at the ending (Trailer).
+    pub pending_at_exit: Vec<(u64, u64)>,
+    /// Records read from the live ring because the frame stream lacks them
+    /// (the process died before its writer encoded them).
+    pub recovered: u64,
+    /// Seqs handed out that are neither in the stream nor in the ring (a
+    /// push cut short by the process's death, or a stream that lost frames).
+    pub missing: u64,
+    /// From the Trailer: pushes still in flight when it was written.
+    pub uncommitted: u64,
+    /// Ring slots whose commit word does not fit their position, or whose
+    /// fields are out of range (damage; skipped).
+    pub bad_slots: u64,
+    /// The ring header (format 2.x with a Ring frame).
+    pub ring: Option<RingInfo>,
+}
+
+impl Ending {
+    /// Packets pending at queue destroy and at the ending, added up.
+    pub fn pending_packets(&self) -> u64 {
+        self.pending_at_destroy
+            .iter()
+            .chain(&self.pending_at_exit)
+            .map(|p| p.1)
+            .sum()
+    }
 }
 
 /// A capture read back by [`read_bytes`] or [`read_file`].
@@ -267,7 +358,9 @@ pub struct Capture {
     /// Sorted by `seq`.
     pub records: Vec<CapturedRecord>,
     pub trailer: Option<Trailer>,
-    /// A trailer was read and it agrees with the records.
+    /// A trailer was read, it agrees with the records, the program ended
+    /// normally (`finish`), and nothing is missing: no late record, no
+    /// pending packet, nothing recovered, missing or uncommitted ([`Ending`]).
     pub complete: bool,
     /// Where the readable part ends when the file was cut (mid-frame, or a last
     /// frame whose checksum fails because it was torn); `None` when every byte
@@ -275,6 +368,8 @@ pub struct Capture {
     pub truncated_at: Option<u64>,
     /// Frames of unknown, non-critical kinds that were skipped.
     pub skipped_frames: u64,
+    /// How the capture ended and what it lacks.
+    pub end: Ending,
 }
 
 impl Capture {

@@ -13,9 +13,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::format::{self, Cursor, kind};
+use super::ring::{self, hdr};
 use super::{
-    AgentDesc, AgentKind, Capture, CaptureHeader, CapturedRecord, CodeObject, Counts, KernargClass,
-    KernelMeta, QueueInfo, Trailer,
+    AgentDesc, AgentKind, Capture, CaptureHeader, CapturedRecord, CodeObject, Counts, EndKind,
+    Ending, KernargClass, KernelMeta, QueueInfo, RingInfo, Trailer,
 };
 use crate::aql::{ReasonSet, Status};
 
@@ -60,7 +61,8 @@ pub enum CaptureErrorKind {
     NotACapture { offset: u64 },
     /// A capture of a major version this reader does not understand.
     #[error(
-        "capture format version {major}.{minor} is not supported (this reader reads major version {})",
+        "capture format version {major}.{minor} is not supported (this reader reads major versions {} to {})",
+        format::OLDEST_MAJOR,
         format::FORMAT_MAJOR
     )]
     UnsupportedVersion { offset: u64, major: u16, minor: u16 },
@@ -145,9 +147,15 @@ pub enum CaptureErrorKind {
     /// Two Packet frames with the same sequence number.
     #[error("two packet records have sequence number {seq}")]
     DuplicateSeq { offset: u64, seq: u64 },
-    /// Bytes after the Trailer frame (the Trailer must be last).
+    /// Bytes after the Trailer frame where none may be: anything in a 1.x
+    /// capture; in 2.x, a frame of a kind that cannot be late (a second
+    /// Header, Ring or Trailer).
     #[error("data after the trailer frame")]
     DataAfterTrailer { offset: u64 },
+    /// A second Ring frame, or one where it cannot be (2.x: right after the
+    /// Header; never in 1.x).
+    #[error("a ring frame where none may be (one, right after the header, in format 2.x)")]
+    MisplacedRing { offset: u64 },
     /// A Trailer count that disagrees with the frames before it.
     #[error("trailer says {field} = {trailer} but the capture holds {counted}")]
     TrailerMismatch {
@@ -190,6 +198,7 @@ impl CaptureErrorKind {
             | UnknownQueue { offset, .. }
             | DuplicateSeq { offset, .. }
             | DataAfterTrailer { offset }
+            | MisplacedRing { offset }
             | TrailerMismatch { offset, .. } => Some(offset),
         }
     }
@@ -257,7 +266,9 @@ fn after_damage(data: &[u8], from: usize) -> After {
     let mut pos = from;
     while pos + format::FRAME_HEAD_LEN + format::FRAME_CRC_LEN <= data.len() {
         let k = u16::from_le_bytes([data[pos], data[pos + 1]]);
-        if format::KNOWN_KINDS.contains(&k) {
+        // A Ring frame's CRC field is not a checksum: never take one for a
+        // valid frame.
+        if k != kind::RING && format::KNOWN_KINDS.contains(&k) {
             let len =
                 u32::from_le_bytes([data[pos + 2], data[pos + 3], data[pos + 4], data[pos + 5]]);
             let body_end = pos
@@ -297,6 +308,13 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         header: None,
         queues: Vec::new(),
         queue_ids: HashSet::new(),
+        live_queue_ids: HashSet::new(),
+        queue_frames: 0,
+        frames: 0,
+        ring: None,
+        pending_at_destroy: Vec::new(),
+        trailer_v2: None,
+        batch: Vec::new(),
         code_objects: Vec::new(),
         kernels: std::collections::HashMap::new(),
         records: Vec::new(),
@@ -309,7 +327,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
     let mut truncated_at = None;
     while pos < len {
         let off = pos as u64;
-        if r.trailer.is_some() {
+        if r.trailer.is_some() && version.0 < 2 {
             return Err(CaptureError::at(CaptureErrorKind::DataAfterTrailer {
                 offset: off,
             }));
@@ -337,6 +355,9 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
                 len: flen,
                 next_frame: None,
             }),
+            // The Ring frame's CRC field is not a checksum (its region is
+            // live); its contents are checked slot by slot.
+            Some(_) if fkind == kind::RING && version.0 >= 2 => None,
             Some(t) => {
                 let body_end = t - format::FRAME_CRC_LEN;
                 let stored = u32::from_le_bytes([
@@ -391,7 +412,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         )?;
         pos += total;
     }
-    let Some(header) = r.header else {
+    let Some(header) = r.header.take() else {
         return Err(CaptureError::at(CaptureErrorKind::EndsBeforeHeader {
             offset: truncated_at.unwrap_or(len as u64),
             len: len as u64,
@@ -406,7 +427,16 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
             }));
         }
     }
-    let complete = r.trailer.is_some();
+    let end = r.recover(data);
+    let complete = r.trailer.is_some()
+        && end.kind == Some(EndKind::Finish)
+        && end.late_records == 0
+        && end.pending_packets() == 0
+        && end.recovered == 0
+        && end.missing == 0
+        && end.uncommitted == 0
+        && end.bad_slots == 0
+        && end.ring.is_none_or(|ring| ring.discarded == 0);
     Ok(Capture {
         version: r.version,
         header,
@@ -418,6 +448,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         complete,
         truncated_at,
         skipped_frames: r.skipped,
+        end,
     })
 }
 
@@ -436,7 +467,7 @@ fn read_preamble(data: &[u8]) -> Result<(u16, u16), CaptureError> {
     }
     let major = u16::from_le_bytes([data[8], data[9]]);
     let minor = u16::from_le_bytes([data[10], data[11]]);
-    if major != format::FORMAT_MAJOR {
+    if !(format::OLDEST_MAJOR..=format::FORMAT_MAJOR).contains(&major) {
         return Err(CaptureError::at(CaptureErrorKind::UnsupportedVersion {
             offset: 8,
             major,
@@ -450,7 +481,21 @@ struct State {
     version: (u16, u16),
     header: Option<CaptureHeader>,
     queues: Vec<QueueInfo>,
+    /// Every queue id a Queue frame registered (records may refer to them).
     queue_ids: HashSet<u64>,
+    /// Queue ids registered and not yet ended (a second Queue frame for one
+    /// is an error; after its QueueEnd the id may be registered again).
+    live_queue_ids: HashSet<u64>,
+    /// Queue frames read so far.
+    queue_frames: u64,
+    /// Frames read so far.
+    frames: u64,
+    /// The Ring frame: `(frame offset, region offset in the file, region length)`.
+    ring: Option<(u64, usize, usize)>,
+    pending_at_destroy: Vec<(u64, u64)>,
+    trailer_v2: Option<format::TrailerV2>,
+    /// Reused by PacketBatch decoding.
+    batch: Vec<format::BatchRecord>,
     code_objects: Vec<CodeObject>,
     kernels: std::collections::HashMap<u64, KernelMeta>,
     records: Vec<CapturedRecord>,
@@ -491,7 +536,62 @@ impl State {
                 kind: k,
             }));
         }
+        self.frames += 1;
+        let v2 = self.version.0 >= 2;
+        if self.trailer.is_some()
+            && matches!(k, kind::HEADER | kind::RING | kind::TRAILER | kind::PACKET)
+        {
+            // 2.x allows late frames after the Trailer, but not these.
+            return Err(CaptureError::at(CaptureErrorKind::DataAfterTrailer {
+                offset: off,
+            }));
+        }
         match k {
+            kind::RING if v2 => {
+                if self.ring.is_some() || self.frames != 2 {
+                    return Err(CaptureError::at(CaptureErrorKind::MisplacedRing {
+                        offset: off,
+                    }));
+                }
+                self.ring = Some(ring_region(off, payload)?);
+            }
+            kind::PACKET_BATCH if v2 => {
+                let mut batch = std::mem::take(&mut self.batch);
+                batch.clear();
+                format::decode_batch(payload, &mut batch)
+                    .map_err(|problem| malformed(off, k, problem))?;
+                let late = self.trailer.is_some();
+                for f in &batch {
+                    let rec = record(off, f, "packet_batch")?;
+                    if !self.queue_ids.contains(&rec.queue_id) {
+                        return Err(CaptureError::at(CaptureErrorKind::UnknownQueue {
+                            offset: off,
+                            queue_id: rec.queue_id,
+                        }));
+                    }
+                    if !late {
+                        self.counts.add(rec.status, &rec.raw);
+                    }
+                    self.records.push(rec);
+                }
+                self.batch = batch;
+            }
+            kind::QUEUE_END if v2 => {
+                let mut c = Cursor::new(payload);
+                let short = || malformed(off, k, "payload shorter than 24 bytes");
+                let queue_id = c.u64().ok_or_else(short)?;
+                let pending = c.u64().ok_or_else(short)?;
+                let _end_ns = c.u64().ok_or_else(short)?;
+                if !self.live_queue_ids.remove(&queue_id) {
+                    return Err(CaptureError::at(CaptureErrorKind::UnknownQueue {
+                        offset: off,
+                        queue_id,
+                    }));
+                }
+                if pending > 0 {
+                    self.pending_at_destroy.push((queue_id, pending));
+                }
+            }
             kind::HEADER => {
                 if self.header.is_some() {
                     return Err(CaptureError::at(CaptureErrorKind::DuplicateHeader {
@@ -509,13 +609,16 @@ impl State {
                     ring_size: c.u32().ok_or_else(short)?,
                     created_ns: c.u64().ok_or_else(short)?,
                 };
-                if !self.queue_ids.insert(q.queue_id) {
+                if !self.live_queue_ids.insert(q.queue_id) {
                     return Err(CaptureError::at(CaptureErrorKind::DuplicateQueue {
                         offset: off,
                         queue_id: q.queue_id,
                     }));
                 }
-                self.queues.push(q);
+                if self.queue_ids.insert(q.queue_id) {
+                    self.queues.push(q);
+                }
+                self.queue_frames += 1;
             }
             kind::PACKET => {
                 let rec = packet(off, payload)?;
@@ -533,6 +636,20 @@ impl State {
             kind::TRAILER => {
                 let t = trailer(off, payload)?;
                 self.check_trailer(off, &t)?;
+                if v2 {
+                    let rest = payload.get(format::TRAILER_PAYLOAD_LEN..).unwrap_or(&[]);
+                    let t2 = format::decode_trailer_v2(rest).ok_or_else(|| {
+                        malformed(
+                            off,
+                            k,
+                            "a 2.x trailer shorter than 92 bytes, or whose pending list runs past it",
+                        )
+                    })?;
+                    if t2.ending > format::ending::SIGNAL {
+                        return Err(invalid(off, "trailer.ending", t2.ending as u64));
+                    }
+                    self.trailer_v2 = Some(t2);
+                }
                 self.trailer = Some(t);
             }
             _ if k & format::KIND_CRITICAL != 0 => {
@@ -544,6 +661,115 @@ impl State {
             _ => self.skipped += 1,
         }
         Ok(())
+    }
+
+    /// What the capture lacks and how it ended; adds the records that only
+    /// the live ring holds to `records` (kept sorted by seq).
+    fn recover(&mut self, data: &[u8]) -> Ending {
+        let mut end = Ending {
+            pending_at_destroy: std::mem::take(&mut self.pending_at_destroy),
+            ..Ending::default()
+        };
+        match (&self.trailer, &self.trailer_v2) {
+            (Some(_), Some(t2)) => {
+                end.kind = Some(if t2.ending == format::ending::SIGNAL {
+                    EndKind::Signal(t2.signal)
+                } else {
+                    EndKind::Finish
+                });
+                end.pending_at_exit = t2.pending.iter().filter(|p| p.1 > 0).copied().collect();
+                end.uncommitted = t2.uncommitted;
+            }
+            (Some(_), None) => end.kind = Some(EndKind::Finish),
+            _ => {}
+        }
+        let mut boundary = self.trailer_v2.as_ref().map(|t| t.seq_end);
+        if let Some((offset, at, len)) = self.ring {
+            let region = data.get(at..at + len).unwrap_or(&[]);
+            let word = |i: usize| -> u64 {
+                region
+                    .get(i * 8..i * 8 + 8)
+                    .and_then(|b| b.try_into().ok())
+                    .map_or(0, u64::from_le_bytes)
+            };
+            let info = RingInfo {
+                offset,
+                capacity: word(hdr::CAPACITY),
+                next_seq: word(hdr::NEXT_SEQ),
+                consumed: word(hdr::CONSUMED),
+                exit_seq: word(hdr::EXIT_SEQ),
+                state: word(hdr::STATE),
+                signal: word(hdr::SIGNAL),
+                discarded: word(hdr::DISCARDED),
+                waits: word(hdr::WAITS),
+            };
+            let mut found = Vec::new();
+            for i in 0..info.capacity {
+                let base = ring::HEADER_WORDS + i as usize * ring::SLOT_WORDS;
+                let commit = word(base + ring::slot::COMMIT);
+                if commit == 0 {
+                    continue;
+                }
+                let seq = commit - 1;
+                let (rec, status) = ring::decode_slot(|j| word(base + j));
+                if seq % info.capacity != i || status > 1 {
+                    end.bad_slots += 1;
+                    continue;
+                }
+                if self.records.binary_search_by_key(&seq, |r| r.seq).is_ok() {
+                    continue; // the stream has it
+                }
+                let class = {
+                    use crate::abi::packet_offset as po;
+                    let dispatch = crate::abi::PacketType(rec.raw[po::HEADER])
+                        == crate::abi::PacketType::KERNEL_DISPATCH;
+                    let ka = &rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8];
+                    if dispatch && ka.iter().any(|&b| b != 0) {
+                        // Classified by the writer thread, which never saw
+                        // this record: not known to be the shim's.
+                        KernargClass::ForeignOpaque
+                    } else {
+                        KernargClass::Null
+                    }
+                };
+                found.push(CapturedRecord {
+                    seq,
+                    queue_id: rec.queue_id,
+                    packet_index: rec.packet_index,
+                    raw: rec.raw,
+                    status: rec.status,
+                    kernarg_class: class,
+                    thread: rec.thread,
+                    reasons: rec.reasons,
+                    observed_ns: rec.observed_ns,
+                    done_ns: rec.done_ns,
+                    offset: (at + base * 8) as u64,
+                });
+            }
+            end.recovered = found.len() as u64;
+            if !found.is_empty() {
+                self.records.extend(found);
+                self.records.sort_unstable_by_key(|r| r.seq);
+            }
+            end.missing = info
+                .next_seq
+                .saturating_sub(info.discarded)
+                .saturating_sub(self.records.len() as u64);
+            if boundary.is_none() && info.exit_seq != 0 {
+                boundary = Some(info.exit_seq);
+            }
+            end.ring = Some(info);
+        }
+        if let Some(b) = boundary {
+            let first_late = self.records.partition_point(|r| r.seq < b);
+            let late = &self.records[first_late..];
+            end.late_records = late.len() as u64;
+            let mut qs: Vec<u64> = late.iter().map(|r| r.queue_id).collect();
+            qs.sort_unstable();
+            qs.dedup();
+            end.late_queues = qs;
+        }
+        end
     }
 
     fn kernel_info(&mut self, off: u64, payload: &[u8]) -> Result<(), CaptureError> {
@@ -609,7 +835,7 @@ impl State {
                 t.counts.dispatches_validated,
                 self.counts.dispatches_validated,
             ),
-            ("queues", t.queues as u64, self.queues.len() as u64),
+            ("queues", t.queues as u64, self.queue_frames),
             (
                 "code_objects",
                 t.code_objects as u64,
@@ -671,6 +897,85 @@ fn header(off: u64, payload: &[u8]) -> Result<CaptureHeader, CaptureError> {
         mode,
         agents,
     })
+}
+
+/// A PacketBatch record, with its fields' ranges checked.
+fn record(
+    off: u64,
+    f: &format::BatchRecord,
+    what: &'static str,
+) -> Result<CapturedRecord, CaptureError> {
+    let status = match f.status {
+        0 => Status::Validated,
+        1 => Status::Rejected,
+        v => {
+            return Err(invalid(
+                off,
+                if what == "packet_batch" {
+                    "packet_batch.status"
+                } else {
+                    "packet.status"
+                },
+                v as u64,
+            ));
+        }
+    };
+    let kernarg_class = KernargClass::from_u8(f.kernarg_class)
+        .ok_or_else(|| invalid(off, "packet_batch.kernarg_class", f.kernarg_class as u64))?;
+    Ok(CapturedRecord {
+        seq: f.seq,
+        queue_id: f.queue_id,
+        packet_index: f.packet_index,
+        raw: f.raw,
+        status,
+        kernarg_class,
+        thread: f.thread,
+        reasons: ReasonSet(f.reasons),
+        observed_ns: f.observed_ns,
+        done_ns: f.done_ns,
+        offset: off,
+    })
+}
+
+/// Where a Ring frame's region is: `(frame offset, region's file offset,
+/// region length)`, after checking its prefix and static header.
+fn ring_region(off: u64, p: &[u8]) -> Result<(u64, usize, usize), CaptureError> {
+    let k = kind::RING;
+    let mut c = Cursor::new(p);
+    let short = || malformed(off, k, "payload shorter than its 8-byte prefix");
+    let pad = c.u32().ok_or_else(short)? as usize;
+    let _reserved = c.u32().ok_or_else(short)?;
+    c.bytes(pad)
+        .ok_or_else(|| malformed(off, k, "padding runs past the payload"))?;
+    let region = &p[format::RING_PREFIX_LEN + pad..];
+    let word = |i: usize| -> u64 {
+        region
+            .get(i * 8..i * 8 + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    if region.len() < ring::HEADER_BYTES || word(hdr::MAGIC) != ring::RING_MAGIC {
+        return Err(malformed(
+            off,
+            k,
+            "the region does not start with the ring magic",
+        ));
+    }
+    let capacity = word(hdr::CAPACITY);
+    let geometry = word(hdr::GEOMETRY);
+    if geometry != ring::SLOT_BYTES as u64 | ((ring::HEADER_BYTES as u64) << 32)
+        || capacity == 0
+        || capacity > (1 << 24)
+        || ring::region_bytes(capacity) != region.len() as u64
+    {
+        return Err(malformed(
+            off,
+            k,
+            "the ring's capacity and slot size do not fill its region",
+        ));
+    }
+    let region_at = off as usize + format::FRAME_HEAD_LEN + format::RING_PREFIX_LEN + pad;
+    Ok((off, region_at, region.len()))
 }
 
 fn packet(off: u64, p: &[u8]) -> Result<CapturedRecord, CaptureError> {

@@ -1,194 +1,233 @@
-//! A bounded single-producer single-consumer ring of fixed-size records, in
-//! safe Rust.
+//! The live ring: one multi-producer ring of fixed-size record slots that
+//! lives inside the capture file (the Ring frame's region, mapped shared),
+//! in safe Rust over `&'static [AtomicU64]`.
 //!
-//! Each slot is [`SLOT_WORDS`] `AtomicU64` words. The producer fills a slot with
-//! relaxed stores and publishes it with a release store of `tail`; the consumer
-//! reads `tail` with acquire, reads the slot with relaxed loads and gives the
-//! slot back with a release store of `head`, which the producer reads with
-//! acquire before overwriting. `head` and `tail` are free-running counters
-//! (never wrapped; a slot is `counter % capacity`), so `tail - head` is the fill
-//! level without ambiguity between full and empty.
+//! Region layout, in 64-bit little-endian words (the byte layout is in
+//! `docs/CAPTURE_FORMAT.md`, "Ring"):
 //!
-//! One producer at a time: the caller guarantees that successive producing
-//! threads are ordered by happens-before (the queue's drain lock does that), so
-//! the single-producer argument holds even though the thread changes.
+//! - words `0 .. HEADER_WORDS` (one 4 KiB page): the ring header. Static
+//!   fields first (magic, capacity, slot size), then live counters, each group
+//!   on its own cache line so producers and the writer do not share one.
+//! - then `capacity` slots of [`SLOT_WORDS`] words each.
+//!
+//! Protocol. A producer takes `seq` with one `fetch_add` on `next_seq`, waits
+//! while `seq - consumed >= capacity` (back-pressure: the slot still holds a
+//! record the writer has not encoded), then writes slot `seq % capacity`:
+//! commit word 0 (relaxed), a release fence, the fields (relaxed), and last
+//! the commit word `seq + 1` (release). The writer reads slots in `seq`
+//! order: an acquire load of the commit word equal to `seq + 1` means the
+//! fields are complete. After it has written the encoded frames to the file
+//! it stores `consumed` (release), which frees those slots.
+//!
+//! Why the commit word is cleared first: the region is the file. A process
+//! killed in the middle of a slot write leaves that slot with commit 0, never
+//! with an older record's commit over half-new fields, so a reader of the
+//! file can trust every slot whose commit word names it (`(commit - 1) %
+//! capacity == slot index`), without a checksum.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicU64, Ordering, fence};
 
 use crate::aql::{PacketRecord, ReasonSet, Status};
 
-/// Words per slot: seq, queue_id, packet_index, raw (8), status|thread,
-/// reasons, observed_ns, done_ns.
-pub const SLOT_WORDS: usize = 15;
+/// Words per slot (128 bytes): commit, queue_id, packet_index, raw (8),
+/// status|thread, reasons, observed_ns, done_ns, kernarg_ref.
+pub const SLOT_WORDS: usize = 16;
+/// Bytes per slot.
+pub const SLOT_BYTES: usize = SLOT_WORDS * 8;
+/// Words of the ring header (one 4 KiB page).
+pub const HEADER_WORDS: usize = 512;
+/// Bytes of the ring header.
+pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
+/// The ring header's first word: `"SGRING\0\x02"` little-endian.
+pub const RING_MAGIC: u64 = u64::from_le_bytes(*b"SGRING\0\x02");
 
-/// A record as it sits in a slot: the processor's record plus its `seq`.
+/// Word indices in the ring header.
+pub mod hdr {
+    /// [`super::RING_MAGIC`].
+    pub const MAGIC: usize = 0;
+    /// Slots in the ring.
+    pub const CAPACITY: usize = 1;
+    /// `slot_bytes u32 | header_bytes u32 << 32`.
+    pub const GEOMETRY: usize = 2;
+    /// Next `seq` a producer will take (producers' cache line).
+    pub const NEXT_SEQ: usize = 8;
+    /// Every `seq` below this has been encoded into frames and written to the
+    /// file (the writer's cache line).
+    pub const CONSUMED: usize = 16;
+    /// File offset where the frame stream currently ends.
+    pub const STREAM_END: usize = 17;
+    /// Lifecycle of the capture: [`super::state`].
+    pub const STATE: usize = 24;
+    /// The signal that ended the program (state `SIGNALLED` or later).
+    pub const SIGNAL: usize = 25;
+    /// `next_seq` when the program's exit began (`finish` or a signal);
+    /// records at or above it arrived after. 0 until then.
+    pub const EXIT_SEQ: usize = 26;
+    /// `next_seq` when the termination signal arrived.
+    pub const SIGNAL_SEQ: usize = 27;
+    /// Pushes dropped because no writer was left to make room (counted, never silent).
+    pub const DISCARDED: usize = 32;
+    /// Times a producer found the ring full and waited.
+    pub const WAITS: usize = 33;
+}
+
+/// Values of the `state` word.
+pub mod state {
+    /// The writer is running; no ending has begun.
+    pub const LIVE: u64 = 0;
+    /// `finish` ran (normal exit): the Trailer is written; records that still
+    /// arrive are late.
+    pub const FINISHED: u64 = 1;
+    /// A termination signal arrived; the writer is finalising.
+    pub const SIGNALLED: u64 = 2;
+    /// The writer finalised the capture for the signal (Trailer written, synced).
+    pub const SIGNAL_DONE: u64 = 3;
+}
+
+/// Word indices in a slot.
+pub mod slot {
+    /// `seq + 1` of the record in the slot; 0 while being written or empty.
+    pub const COMMIT: usize = 0;
+    pub const QUEUE_ID: usize = 1;
+    pub const PACKET_INDEX: usize = 2;
+    /// Eight words: the packet's 64 bytes, little-endian.
+    pub const RAW: usize = 3;
+    /// `status u8 | reserved u24 | thread u32 << 32`.
+    pub const STATUS_THREAD: usize = 11;
+    pub const REASONS: usize = 12;
+    pub const OBSERVED_NS: usize = 13;
+    pub const DONE_NS: usize = 14;
+    /// Reserved for a reference to the dispatch's kernarg bytes (an offset
+    /// and a length in a second shared arena); 0 = none. Always 0 in 2.0.
+    pub const KERNARG_REF: usize = 15;
+}
+
+/// The region size in bytes for `capacity` slots.
+pub fn region_bytes(capacity: u64) -> u64 {
+    HEADER_BYTES as u64 + capacity * SLOT_BYTES as u64
+}
+
+/// A view of a ring region (in the mapped file, or a copy read back).
 #[derive(Clone, Copy, Debug)]
-pub struct Slot {
-    pub seq: u64,
-    pub rec: PacketRecord,
-}
-
 pub struct Ring {
-    /// Next slot the consumer will read (written by the consumer only).
-    head: CachePadded<AtomicU64>,
-    /// Next slot the producer will write (written by the producer only).
-    tail: CachePadded<AtomicU64>,
+    words: &'static [AtomicU64],
     capacity: u64,
-    words: Box<[AtomicU64]>,
-}
-
-impl std::fmt::Debug for Ring {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ring")
-            .field("head", &self.head.load(Ordering::Relaxed))
-            .field("tail", &self.tail.load(Ordering::Relaxed))
-            .field("capacity", &self.capacity)
-            .finish()
-    }
 }
 
 impl Ring {
-    /// Allocates `capacity` slots (at least 1).
-    pub fn new(capacity: usize) -> Ring {
-        let capacity = capacity.max(1);
-        let words = (0..capacity * SLOT_WORDS)
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        Ring {
-            head: CachePadded::new(AtomicU64::new(0)),
-            tail: CachePadded::new(AtomicU64::new(0)),
-            capacity: capacity as u64,
-            words,
+    /// Initialises the static header fields of a fresh, zeroed region of
+    /// exactly [`region_bytes`]`(capacity)` bytes.
+    pub fn init(words: &'static [AtomicU64], capacity: u64) -> Option<Ring> {
+        if capacity == 0 || words.len() as u64 * 8 != region_bytes(capacity) {
+            return None;
         }
+        words[hdr::CAPACITY].store(capacity, Ordering::Relaxed);
+        words[hdr::GEOMETRY].store(
+            SLOT_BYTES as u64 | ((HEADER_BYTES as u64) << 32),
+            Ordering::Relaxed,
+        );
+        words[hdr::MAGIC].store(RING_MAGIC, Ordering::Release);
+        Some(Ring { words, capacity })
     }
 
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
 
-    /// Producer: the consumer's position, acquire (pairs with `release_to`), so
-    /// the consumer's reads of the slots below it happen before we overwrite them.
-    pub fn load_head(&self) -> u64 {
-        self.head.load(Ordering::Acquire)
+    #[inline]
+    pub fn word(&self, i: usize) -> &'static AtomicU64 {
+        &self.words[i]
     }
 
-    /// Producer: write `slot` at position `tail` and publish it. The caller has
-    /// checked `tail - head < capacity` and is the only producer.
     #[inline]
-    pub fn write_and_publish(&self, tail: u64, slot: &Slot) {
-        let base = (tail % self.capacity) as usize * SLOT_WORDS;
-        let w = &self.words[base..base + SLOT_WORDS];
-        let r = &slot.rec;
-        // Relaxed: the release store of `tail` below publishes all of these.
-        w[0].store(slot.seq, Ordering::Relaxed);
-        w[1].store(r.queue_id, Ordering::Relaxed);
-        w[2].store(r.packet_index, Ordering::Relaxed);
-        for (i, chunk) in r.raw.chunks_exact(8).enumerate() {
+    fn slot_base(&self, seq: u64) -> usize {
+        HEADER_WORDS + (seq % self.capacity) as usize * SLOT_WORDS
+    }
+
+    /// Producer: takes the next `seq`.
+    #[inline]
+    pub fn take_seq(&self) -> u64 {
+        // Relaxed: seq only needs to be unique; the commit word orders the slot.
+        self.words[hdr::NEXT_SEQ].fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The writer's position, acquire (pairs with [`Ring::set_consumed`]), so
+    /// the writer's reads of the slots below it happen before we overwrite them.
+    #[inline]
+    pub fn consumed(&self) -> u64 {
+        self.words[hdr::CONSUMED].load(Ordering::Acquire)
+    }
+
+    /// Writer: every seq below `pos` is encoded and written; frees their slots.
+    pub fn set_consumed(&self, pos: u64) {
+        self.words[hdr::CONSUMED].store(pos, Ordering::Release);
+    }
+
+    /// Producer: writes `rec` into the slot of `seq` and commits it. The
+    /// caller has taken `seq` and waited until `seq - consumed < capacity`.
+    #[inline]
+    pub fn write(&self, seq: u64, rec: &PacketRecord) {
+        let b = self.slot_base(seq);
+        let w = &self.words[b..b + SLOT_WORDS];
+        w[slot::COMMIT].store(0, Ordering::Relaxed);
+        // Orders the clearing of the commit word before the field stores
+        // (for a reader of the file after a kill mid-write; see the module doc).
+        fence(Ordering::Release);
+        w[slot::QUEUE_ID].store(rec.queue_id, Ordering::Relaxed);
+        w[slot::PACKET_INDEX].store(rec.packet_index, Ordering::Relaxed);
+        for (i, chunk) in rec.raw.chunks_exact(8).enumerate() {
             let mut b = [0u8; 8];
             b.copy_from_slice(chunk);
-            w[3 + i].store(u64::from_le_bytes(b), Ordering::Relaxed);
+            w[slot::RAW + i].store(u64::from_le_bytes(b), Ordering::Relaxed);
         }
-        w[11].store(
-            (r.status as u64) | ((r.thread as u64) << 32),
+        w[slot::STATUS_THREAD].store(
+            (rec.status as u64) | ((rec.thread as u64) << 32),
             Ordering::Relaxed,
         );
-        w[12].store(r.reasons.0, Ordering::Relaxed);
-        w[13].store(r.observed_ns, Ordering::Relaxed);
-        w[14].store(r.done_ns, Ordering::Relaxed);
-        // Release: makes the slot's words visible to a consumer that acquires `tail`.
-        self.tail.store(tail + 1, Ordering::Release);
+        w[slot::REASONS].store(rec.reasons.0, Ordering::Relaxed);
+        w[slot::OBSERVED_NS].store(rec.observed_ns, Ordering::Relaxed);
+        w[slot::DONE_NS].store(rec.done_ns, Ordering::Relaxed);
+        w[slot::KERNARG_REF].store(0, Ordering::Relaxed);
+        // Release: a reader that acquires the commit sees every field above.
+        w[slot::COMMIT].store(seq + 1, Ordering::Release);
     }
 
-    /// Consumer: the producer's position, acquire (pairs with the release in
-    /// `write_and_publish`), so every slot below it is fully written.
-    pub fn load_tail(&self) -> u64 {
-        self.tail.load(Ordering::Acquire)
-    }
-
-    /// Consumer: read the slot at `pos` (which must be below `load_tail()`).
-    pub fn read(&self, pos: u64) -> Slot {
-        let base = (pos % self.capacity) as usize * SLOT_WORDS;
-        let w = &self.words[base..base + SLOT_WORDS];
-        let mut raw = [0u8; 64];
-        for (i, chunk) in raw.chunks_exact_mut(8).enumerate() {
-            chunk.copy_from_slice(&w[3 + i].load(Ordering::Relaxed).to_le_bytes());
+    /// Writer: the record of `seq`, if its slot is committed for it.
+    #[inline]
+    pub fn read(&self, seq: u64) -> Option<PacketRecord> {
+        let b = self.slot_base(seq);
+        let w = &self.words[b..b + SLOT_WORDS];
+        if w[slot::COMMIT].load(Ordering::Acquire) != seq + 1 {
+            return None;
         }
-        let st = w[11].load(Ordering::Relaxed);
-        let status = if st & 0xff == Status::Rejected as u64 {
-            Status::Rejected
-        } else {
-            Status::Validated
-        };
-        Slot {
-            seq: w[0].load(Ordering::Relaxed),
-            rec: PacketRecord {
-                queue_id: w[1].load(Ordering::Relaxed),
-                packet_index: w[2].load(Ordering::Relaxed),
-                raw,
-                status,
-                reasons: ReasonSet(w[12].load(Ordering::Relaxed)),
-                observed_ns: w[13].load(Ordering::Relaxed),
-                done_ns: w[14].load(Ordering::Relaxed),
-                thread: (st >> 32) as u32,
-            },
-        }
-    }
-
-    /// Consumer: the consumer's own position (only it writes `head`).
-    pub fn consumer_pos(&self) -> u64 {
-        self.head.load(Ordering::Relaxed)
-    }
-
-    /// Consumer: hand every slot below `pos` back to the producer. Release: our
-    /// reads of those slots happen before the producer's next writes to them.
-    pub fn release_to(&self, pos: u64) {
-        self.head.store(pos, Ordering::Release);
+        Some(decode_slot(|i| w[i].load(Ordering::Relaxed)).0)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(i: u64) -> PacketRecord {
-        let mut raw = [0u8; 64];
-        for (j, b) in raw.iter_mut().enumerate() {
-            *b = (i as u8).wrapping_add(j as u8);
-        }
+/// A slot's record from its words (`word(i)` for `i` in `0..SLOT_WORDS`),
+/// and the raw status byte (the caller checks its range).
+pub fn decode_slot(word: impl Fn(usize) -> u64) -> (PacketRecord, u8) {
+    let mut raw = [0u8; 64];
+    for (i, chunk) in raw.chunks_exact_mut(8).enumerate() {
+        chunk.copy_from_slice(&word(slot::RAW + i).to_le_bytes());
+    }
+    let st = word(slot::STATUS_THREAD);
+    let status_byte = (st & 0xff) as u8;
+    (
         PacketRecord {
-            queue_id: 7,
-            packet_index: i,
+            queue_id: word(slot::QUEUE_ID),
+            packet_index: word(slot::PACKET_INDEX),
             raw,
-            status: if i % 2 == 0 {
-                Status::Validated
-            } else {
+            status: if status_byte == 1 {
                 Status::Rejected
+            } else {
+                Status::Validated
             },
-            reasons: ReasonSet(i << 3),
-            observed_ns: i * 10,
-            done_ns: i * 10 + 1,
-            thread: u32::MAX - i as u32,
-        }
-    }
-
-    #[test]
-    fn slots_round_trip_every_field_across_wraparound() {
-        let ring = Ring::new(3);
-        for i in 0..10u64 {
-            ring.write_and_publish(
-                i,
-                &Slot {
-                    seq: 100 + i,
-                    rec: rec(i),
-                },
-            );
-            assert_eq!(ring.load_tail(), i + 1);
-            let s = ring.read(i);
-            assert_eq!(s.seq, 100 + i);
-            assert_eq!(s.rec, rec(i));
-            ring.release_to(i + 1);
-        }
-    }
+            reasons: ReasonSet(word(slot::REASONS)),
+            observed_ns: word(slot::OBSERVED_NS),
+            done_ns: word(slot::DONE_NS),
+            thread: (st >> 32) as u32,
+        },
+        status_byte,
+    )
 }

@@ -1,43 +1,58 @@
-//! The capture writer: per-queue SPSC rings on the doorbell path, one background
-//! thread that encodes frames and writes them.
+//! The capture writer: one live ring inside the capture file on the doorbell
+//! path, one background thread that only encodes.
 //!
-//! Hot path ([`QueueProducer::push`]): one `fetch_add` for `seq`, fifteen relaxed
-//! word stores and one release store; no allocation, no lock, no syscall unless
-//! the ring is full (then it waits: the writer never drops a record).
+//! Hot path ([`QueueProducer::push`]): one `fetch_add` for `seq` and seventeen
+//! word stores into the ring slot, which is a shared mapping of the file
+//! itself (see [`super::ring`]); no allocation, no lock, no system call
+//! unless the ring is full (then it waits: back-pressure, never loss).
+//! Because the slot is the file's page cache, a record is in the file the
+//! moment `push` returns, whatever happens to the process next; the
+//! processor records a packet before it completes its signal, so every packet
+//! whose completion a program could observe is in the file.
 //!
-//! Cold path: [`CaptureWriter::register_queue`] and
-//! [`CaptureWriter::add_code_object`] take a mutex and hand the writer thread a
-//! control message. The writer handles control messages before it polls the
-//! rings, so a Queue frame always precedes the packets of that queue.
+//! The writer thread reads committed slots in `seq` order, encodes them into
+//! compact PacketBatch frames, writes them after the ring region with
+//! `pwrite`, and then advances the ring's `consumed` word. Cold-path
+//! registrations ([`CaptureWriter::register_queue`],
+//! [`CaptureWriter::add_code_object`], [`QueueProducer::end`]) take a mutex
+//! and hand the thread a control message; a Queue frame always precedes its
+//! queue's records.
 //!
-//! Durability: the preamble and Header frame are flushed by `create` itself; the
-//! writer thread flushes at least every `flush_interval` while records arrive;
-//! `finish` drains everything, writes the Trailer, flushes and fsyncs.
+//! Endings (how each is kept is in `docs/CAPTURE_FORMAT.md`):
+//! - [`CaptureWriter::finish`] (normal exit): the writer encodes everything
+//!   pushed before the call, writes the Trailer (with the packets the runtime
+//!   says are pending), `fdatasync`s, and keeps running: records that arrive
+//!   later (threads still launching while the program exits) become late
+//!   frames after the Trailer, which a reader reports.
+//! - SIGTERM/SIGINT: [`on_termination_signal`], installed by
+//!   [`CaptureWriter::handle_termination_signals`], asks the writer to
+//!   finalise and waits for it, boundedly.
+//! - `abort`, `_exit`, SIGKILL: nothing runs; the ring in the file holds every
+//!   record the stream lacks, and the reader recovers them.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions, Permissions};
-use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-use crossbeam_utils::CachePadded;
-
-use super::format::{self, PayloadBuf, kind};
-use super::ring::{Ring, Slot};
+use super::format::{self, BatchEncoder, BatchRecord, PayloadBuf, TrailerV2, kind};
+use super::ring::{self, Ring, hdr, state};
 use super::{
     AgentKind, CaptureHeader, CaptureSummary, CodeObject, Counts, KernargClass, QueueInfo,
 };
 use crate::abi::PacketType;
 use crate::aql::PacketRecord;
 
-/// Slots preallocated per queue by [`CaptureWriter::register_queue`]
-/// (`SLOT_WORDS * 8` = 120 bytes each, so 480 KiB per queue).
-pub const DEFAULT_RING_CAPACITY: usize = 4096;
+/// Slots in the live ring by default (128 bytes each: 2 MiB of the file).
+pub const DEFAULT_RING_CAPACITY: usize = 16384;
+/// The most slots a ring may have (its region must fit one frame).
+pub const MAX_RING_CAPACITY: usize = 65536;
 
 /// Longest string stored (agent names, mode, targets, symbol names); longer ones
 /// are cut on a character boundary.
@@ -45,17 +60,21 @@ const MAX_STRING: usize = 4096;
 /// Largest Code Object payload the writer produces before starting a new frame
 /// for the same code object.
 const CODE_OBJECT_CHUNK: usize = 4 << 20;
+/// Most records the writer encodes into one PacketBatch frame.
+const PASS_RECORDS: u64 = 8192;
 
 /// Writer tuning. [`WriterOptions::default`] is what the runtime should use.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
-    /// Slots per queue ring.
+    /// Slots in the live ring (at least 1, at most [`MAX_RING_CAPACITY`]).
     pub ring_capacity: usize,
-    /// How long the writer thread sleeps when it finds nothing to do (it is also
-    /// woken when a ring passes half full).
+    /// How long the writer thread sleeps when it finds nothing to do (it is
+    /// also woken when the ring passes half full, and by every request).
     pub poll_interval: Duration,
-    /// Longest time written records may sit in the process's buffer.
-    pub flush_interval: Duration,
+    /// How long `finish` waits for records whose `seq` was taken before it
+    /// but that are not written yet (a thread in the middle of a push); the
+    /// Trailer then counts them as `uncommitted`.
+    pub finish_timeout: Duration,
 }
 
 impl Default for WriterOptions {
@@ -63,7 +82,7 @@ impl Default for WriterOptions {
         WriterOptions {
             ring_capacity: DEFAULT_RING_CAPACITY,
             poll_interval: Duration::from_millis(2),
-            flush_interval: Duration::from_millis(50),
+            finish_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -71,34 +90,60 @@ impl Default for WriterOptions {
 type Classify = Box<dyn Fn(u64) -> KernargClass + Send + Sync>;
 
 enum Control {
-    Queue(QueueInfo, Arc<Ring>),
+    Queue(QueueInfo),
+    QueueEnd(QueueEnd),
     CodeObject(CodeObject),
     KernelInfo(Vec<super::KernelMeta>),
 }
 
+#[derive(Clone, Copy, Debug)]
+struct QueueEnd {
+    queue_id: u64,
+    pending: u64,
+    end_ns: u64,
+    /// Written once every record with a lower seq is encoded.
+    after_seq: u64,
+}
+
+struct FinishRequest {
+    finish_seq: u64,
+    stalls: u64,
+    end_ns: u64,
+    pending: Vec<(u64, u64)>,
+    deadline: Instant,
+}
+
+type Memo = Result<CaptureSummary, (io::ErrorKind, String)>;
+
 /// State shared by the writer handle, the producers and the writer thread.
 struct Shared {
-    /// Capture-wide sequence counter, one `fetch_add` per push.
-    seq: CachePadded<AtomicU64>,
+    ring: Ring,
+    region: crate::sys::SharedRegion,
+    /// Set in a forked child (and before the ring is detached there): pushes
+    /// return at once.
+    disabled: AtomicBool,
+    file: File,
+    path: PathBuf,
     control: Mutex<Vec<Control>>,
-    /// Set by `finish`: the writer drains everything and exits.
+    /// Set by `Drop`: the writer encodes what is committed and exits.
     shutdown: AtomicBool,
-    /// Set when the writer thread has exited: a producer that finds its ring full
-    /// discards instead of waiting forever.
+    /// Set when the writer thread has exited: a producer that finds the ring
+    /// full discards (counted) instead of waiting forever.
     closed: AtomicBool,
     writer: OnceLock<Thread>,
-    discarded: AtomicU64,
     next_code_object: AtomicU64,
-    /// Requests made: `CaptureWriter::drain` and `flush` each take a ticket ...
-    drain_requested: AtomicU64,
-    flush_requested: AtomicU64,
-    /// ... and the highest (drain, flush) tickets the writer thread has served.
-    served: Mutex<(u64, u64)>,
-    served_cv: Condvar,
-    /// Every ring, for `drain`'s fast path (the writer keeps its own list).
-    rings: Mutex<Vec<Arc<Ring>>>,
+    finish: Mutex<Option<FinishRequest>>,
+    /// The Trailer's outcome, once written (by `finish`'s request).
+    finished: Mutex<Option<Memo>>,
+    progress: Mutex<()>,
+    progress_cv: Condvar,
+    /// Threads waiting on `progress_cv` (the writer notifies only if any).
+    waiters: AtomicU32,
     /// The writer's first I/O error, for `flush` to report.
     error: Mutex<Option<(io::ErrorKind, String)>>,
+    /// Per-queue entries the writer thread holds (live queue ids and
+    /// QueueEnds waiting for their records), as of its last pass.
+    tracked_queues: AtomicU64,
 }
 
 impl Shared {
@@ -110,24 +155,51 @@ impl Shared {
     fn control(&self) -> MutexGuard<'_, Vec<Control>> {
         self.control.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-type Memo = Result<CaptureSummary, (io::ErrorKind, String)>;
-
-struct FinishState {
-    handle: Option<JoinHandle<WriterState>>,
-    result: Option<Memo>,
+    fn word(&self, i: usize) -> &'static AtomicU64 {
+        self.ring.word(i)
+    }
+    /// Waits (up to `timeout`) until `done()` holds or the writer has exited.
+    fn wait_until(&self, timeout: Duration, done: impl Fn() -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        self.nudge();
+        let mut g = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let ok = loop {
+            if done() {
+                break true;
+            }
+            if self.closed.load(Ordering::Acquire) {
+                break done();
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break false;
+            }
+            g = self
+                .progress_cv
+                .wait_timeout(g, (deadline - now).min(Duration::from_millis(5)))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        };
+        drop(g);
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+        ok
+    }
+    fn notify(&self) {
+        if self.waiters.load(Ordering::SeqCst) > 0 {
+            let _g = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+            self.progress_cv.notify_all();
+        }
+    }
 }
 
 /// A capture being written. `Send + Sync`; share it as `Arc<CaptureWriter>`.
-///
-/// All of the writer's state lives here (and in the thread it owns), so a
-/// runtime can drop or ignore one instance, for example in a forked child.
 pub struct CaptureWriter {
     path: PathBuf,
     shared: Arc<Shared>,
-    ring_capacity: usize,
-    finish: Mutex<FinishState>,
+    finish_timeout: Duration,
+    memo: Mutex<Option<Memo>>,
+    handle: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for CaptureWriter {
@@ -138,63 +210,75 @@ impl std::fmt::Debug for CaptureWriter {
     }
 }
 
-/// The doorbell path's handle on one queue's ring. `Send`, not `Sync`: one
-/// producing thread at a time, ordered by happens-before between successive
-/// producers (for example by the queue's drain lock).
+/// The doorbell path's handle for one queue's records. `Send`; one producing
+/// thread at a time per handle (the queue's drain lock orders them). Several
+/// handles push into the one ring concurrently.
 pub struct QueueProducer {
-    ring: Arc<Ring>,
+    queue_id: u64,
+    ring: Ring,
     shared: Arc<Shared>,
-    /// Our next write position (only we write `tail`).
-    tail: u64,
-    /// Last consumer position we saw; refreshed only when the ring looks full.
-    cached_head: u64,
+    /// Last `consumed` we saw; refreshed only when the ring looks half full.
+    cached_consumed: u64,
     capacity: u64,
-    /// Fill level at which the writer is woken early.
+    /// Fill level at which we look again, and wake the writer if it is behind.
     nudge_at: u64,
 }
 
 impl std::fmt::Debug for QueueProducer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QueueProducer")
-            .field("ring", &self.ring)
+            .field("queue_id", &self.queue_id)
             .finish_non_exhaustive()
     }
 }
 
 impl QueueProducer {
-    /// Records one packet. Assigns the capture-wide `seq`. Never drops: when the
-    /// ring is full it spins briefly, then wakes the writer and yields until
-    /// there is room. After [`CaptureWriter::finish`] the capture is closed and a
-    /// push into a full ring is discarded (counted in
-    /// [`CaptureWriter::discarded`]) instead of waiting forever.
+    /// Records one packet. Assigns the capture-wide `seq`. Never drops while a
+    /// writer runs: when the ring is full it spins briefly, then wakes the
+    /// writer and yields until there is room. Only if the writer thread has
+    /// exited (it never does in the shim) is a push into a full ring
+    /// discarded, and counted ([`CaptureWriter::discarded`], and in the file).
     #[inline]
     pub fn push(&mut self, rec: &PacketRecord) {
-        let tail = self.tail;
-        if tail - self.cached_head >= self.capacity && !self.wait_for_space() {
+        if self.shared.disabled.load(Ordering::Relaxed) {
             return;
         }
-        // Relaxed: seq only needs to be unique; the ring's release store orders
-        // the slot contents.
-        let seq = self.shared.seq.fetch_add(1, Ordering::Relaxed);
-        self.ring.write_and_publish(tail, &Slot { seq, rec: *rec });
-        self.tail = tail + 1;
-        if self.tail - self.cached_head == self.nudge_at {
-            self.shared.nudge();
+        let seq = self.ring.take_seq();
+        let fill = seq.saturating_sub(self.cached_consumed);
+        if fill >= self.nudge_at && !self.make_room(seq) {
+            return;
         }
+        self.ring.write(seq, rec);
     }
 
-    /// Waits until the consumer frees a slot. Returns false when the capture is
-    /// closed and no consumer will ever come.
+    /// The ring looked at least half full: look again, wake the writer if it
+    /// really is, and wait while our slot is still taken. False: discarded.
     #[cold]
-    fn wait_for_space(&mut self) -> bool {
+    fn make_room(&mut self, seq: u64) -> bool {
+        self.cached_consumed = self.ring.consumed();
+        let fill = seq.saturating_sub(self.cached_consumed);
+        if fill >= self.nudge_at {
+            self.shared.nudge();
+        }
+        if fill < self.capacity {
+            return true;
+        }
+        self.wait_for_space(seq)
+    }
+
+    #[cold]
+    fn wait_for_space(&mut self, seq: u64) -> bool {
+        self.shared.word(hdr::WAITS).fetch_add(1, Ordering::Relaxed);
         let mut spins: u32 = 0;
         loop {
-            self.cached_head = self.ring.load_head();
-            if self.tail - self.cached_head < self.capacity {
+            self.cached_consumed = self.ring.consumed();
+            if seq.saturating_sub(self.cached_consumed) < self.capacity {
                 return true;
             }
             if self.shared.closed.load(Ordering::Acquire) {
-                self.shared.discarded.fetch_add(1, Ordering::Relaxed);
+                self.shared
+                    .word(hdr::DISCARDED)
+                    .fetch_add(1, Ordering::Relaxed);
                 return false;
             }
             if spins < 64 {
@@ -203,20 +287,74 @@ impl QueueProducer {
                 if spins % 16 == 0 {
                     self.shared.nudge();
                 }
-                if spins < 10_000 {
+                if spins < 4096 {
                     std::thread::yield_now();
                 } else {
-                    std::thread::sleep(Duration::from_micros(50));
+                    // A futex wait with a timeout: not a cancellation point.
+                    std::thread::park_timeout(Duration::from_micros(50));
                 }
             }
             spins = spins.saturating_add(1);
         }
     }
+
+    /// The queue is being destroyed with `pending` packets it never
+    /// processed (behind an unsatisfied barrier, or never published): writes
+    /// a QueueEnd frame after every record pushed before this call.
+    pub fn end(self, pending: u64, end_ns: u64) {
+        let after_seq = self.shared.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+        self.shared.control().push(Control::QueueEnd(QueueEnd {
+            queue_id: self.queue_id,
+            pending,
+            end_ns,
+            after_seq,
+        }));
+    }
+
+    /// The queue these records belong to.
+    pub fn queue_id(&self) -> u64 {
+        self.queue_id
+    }
+}
+
+/// The writer that SIGTERM/SIGINT finalise (the first one armed).
+static SIGNAL_TARGET: OnceLock<Arc<Shared>> = OnceLock::new();
+
+/// How long the termination hook waits for the writer (in 1 ms steps).
+const SIGNAL_WAIT_MS: u32 = 2000;
+
+/// The termination-signal hook: async-signal-safe (atomics in the mapped
+/// ring header and `nanosleep`; no allocation, no lock). Marks the capture
+/// as ended by `sig`, then waits, at most two seconds, for the writer thread
+/// to encode every record pushed so far, write the Trailer and sync. The
+/// caller then takes the signal's default action.
+pub fn on_termination_signal(sig: i32) {
+    let Some(s) = SIGNAL_TARGET.get() else { return };
+    if s.disabled.load(Ordering::Relaxed) || s.closed.load(Ordering::Relaxed) {
+        return;
+    }
+    let target = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+    s.word(hdr::SIGNAL).store(sig as u64, Ordering::Relaxed);
+    s.word(hdr::SIGNAL_SEQ).store(target, Ordering::Relaxed);
+    let _ = s
+        .word(hdr::EXIT_SEQ)
+        .compare_exchange(0, target, Ordering::SeqCst, Ordering::Relaxed);
+    let st = s.word(hdr::STATE);
+    if st.load(Ordering::SeqCst) != state::SIGNAL_DONE {
+        st.store(state::SIGNALLED, Ordering::SeqCst);
+    }
+    for _ in 0..SIGNAL_WAIT_MS {
+        if st.load(Ordering::SeqCst) == state::SIGNAL_DONE || s.closed.load(Ordering::Relaxed) {
+            return;
+        }
+        crate::sys::sleep_ns(1_000_000);
+    }
 }
 
 impl CaptureWriter {
-    /// Creates the file (mode 0600, truncated), writes and flushes the preamble
-    /// and Header frame, and starts the writer thread.
+    /// Creates the file safely (see [`super::create`]): preamble, Header
+    /// frame and the live Ring frame, all on disk before this returns, and
+    /// starts the writer thread.
     ///
     /// `classify` is called on the writer thread, once per kernel dispatch record
     /// whose kernarg address is not 0 (0 is [`KernargClass::Null`] without a
@@ -237,51 +375,54 @@ impl CaptureWriter {
         classify: Classify,
         options: WriterOptions,
     ) -> io::Result<Arc<CaptureWriter>> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        // `mode` only applies when the file is created; an existing file keeps
-        // its mode unless we set it.
-        file.set_permissions(Permissions::from_mode(0o600))?;
-        let mut out = BufWriter::with_capacity(256 << 10, file);
-        let mut bytes = format::preamble().to_vec();
-        format::push_frame(&mut bytes, kind::HEADER, &encode_header(&header));
-        out.write_all(&bytes)?;
-        out.flush()?;
-
+        let capacity = options.ring_capacity.clamp(1, MAX_RING_CAPACITY) as u64;
+        let new = super::create::create(path)?;
+        let laid = match lay_out(&new.file, &header, capacity) {
+            Ok(l) => l,
+            Err(e) => {
+                new.abandon();
+                return Err(e);
+            }
+        };
+        let file = new.persist()?;
         let shared = Arc::new(Shared {
-            seq: CachePadded::new(AtomicU64::new(0)),
+            ring: laid.ring,
+            region: laid.region,
+            disabled: AtomicBool::new(false),
+            file,
+            path: path.to_path_buf(),
             control: Mutex::new(Vec::new()),
             shutdown: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             writer: OnceLock::new(),
-            discarded: AtomicU64::new(0),
             next_code_object: AtomicU64::new(0),
-            drain_requested: AtomicU64::new(0),
-            flush_requested: AtomicU64::new(0),
-            served: Mutex::new((0, 0)),
-            served_cv: Condvar::new(),
-            rings: Mutex::new(Vec::new()),
+            finish: Mutex::new(None),
+            finished: Mutex::new(None),
+            progress: Mutex::new(()),
+            progress_cv: Condvar::new(),
+            waiters: AtomicU32::new(0),
             error: Mutex::new(None),
+            tracked_queues: AtomicU64::new(0),
         });
         let state = WriterState {
-            out,
-            error: None,
+            shared: shared.clone(),
+            ring: laid.ring,
+            classify,
+            options: options.clone(),
             counts: Counts::default(),
             queues: 0,
             code_objects: 0,
-            rings: Vec::new(),
-            classify,
-            shared: shared.clone(),
-            dirty: false,
-            last_flush: Instant::now(),
-            options: options.clone(),
-            drain_served: 0,
-            flush_served: 0,
             queue_ids: HashSet::new(),
+            known_queue: None,
+            next: 0,
+            stream_end: laid.stream_start,
+            enc: BatchEncoder::default(),
+            out: Vec::with_capacity(64 << 10),
+            ends: Vec::new(),
+            carried: Vec::new(),
+            trailer_written: false,
+            signal_seen: None,
+            error: None,
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -290,17 +431,15 @@ impl CaptureWriter {
         Ok(Arc::new(CaptureWriter {
             path: path.to_path_buf(),
             shared,
-            ring_capacity: options.ring_capacity.max(1),
-            finish: Mutex::new(FinishState {
-                handle: Some(handle),
-                result: None,
-            }),
+            finish_timeout: options.finish_timeout,
+            memo: Mutex::new(None),
+            handle: Mutex::new(Some(handle)),
         }))
     }
 
-    /// Registers a queue (cold path: allocates its ring) and returns the
-    /// producer the doorbell path pushes into. The Queue frame is written before
-    /// any of the queue's packets.
+    /// Registers a queue (cold path) and returns the producer the doorbell
+    /// path pushes into. The Queue frame is written before any of the
+    /// queue's records.
     pub fn register_queue(
         &self,
         queue_id: u64,
@@ -308,28 +447,23 @@ impl CaptureWriter {
         ring_size: u32,
         created_ns: u64,
     ) -> QueueProducer {
-        let ring = Arc::new(Ring::new(self.ring_capacity));
-        self.shared
-            .rings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(ring.clone());
         let info = QueueInfo {
             queue_id,
             agent_index,
             ring_size,
             created_ns,
         };
-        self.shared
-            .control()
-            .push(Control::Queue(info, ring.clone()));
-        self.shared.nudge();
-        let capacity = ring.capacity();
+        // No wake-up: the writer takes registrations before it encodes any
+        // record (so this Queue frame precedes the queue's records), and
+        // otherwise at its next poll; a wake per queue would cost a context
+        // switch per queue for a program that churns queues.
+        self.shared.control().push(Control::Queue(info));
+        let capacity = self.shared.ring.capacity();
         QueueProducer {
-            ring,
+            queue_id,
+            ring: self.shared.ring,
             shared: self.shared.clone(),
-            tail: 0,
-            cached_head: 0,
+            cached_consumed: self.shared.ring.consumed(),
             capacity,
             nudge_at: (capacity / 2).max(1),
         }
@@ -343,7 +477,6 @@ impl CaptureWriter {
         self.shared
             .control()
             .push(Control::CodeObject(CodeObject { id, symbols }));
-        self.shared.nudge();
         id
     }
 
@@ -354,38 +487,69 @@ impl CaptureWriter {
             return;
         }
         self.shared.control().push(Control::KernelInfo(kernels));
-        self.shared.nudge();
     }
 
-    /// Drains every ring, writes the Trailer (with `stalls` and `end_ns` from the
-    /// runtime), flushes, fsyncs and joins the writer thread. Idempotent: later
-    /// calls return the first call's result. Records pushed after this returns
-    /// are not captured.
+    /// [`CaptureWriter::finish_with`] with no pending packets.
     pub fn finish(&self, stalls: u64, end_ns: u64) -> io::Result<CaptureSummary> {
-        let mut st = self.finish.lock().unwrap_or_else(|e| e.into_inner());
-        if st.result.is_none() {
-            let memo = match st.handle.take() {
-                Some(handle) => {
-                    self.shared.shutdown.store(true, Ordering::Release);
-                    self.shared.nudge();
-                    match handle.join() {
-                        Ok(state) => state
-                            .finish(stalls, end_ns, &self.path)
-                            .map_err(|e| (e.kind(), e.to_string())),
-                        Err(_) => Err((
-                            io::ErrorKind::Other,
-                            "the capture writer thread panicked".to_string(),
-                        )),
-                    }
-                }
-                None => Err((
-                    io::ErrorKind::Other,
-                    "the capture writer is gone".to_string(),
-                )),
+        self.finish_with(stalls, end_ns, &[])
+    }
+
+    /// The program's exit: waits until every record pushed before this call
+    /// is encoded (at most `finish_timeout` for a push still in flight), then
+    /// has the writer write the Trailer (with `stalls`, `end_ns` and the
+    /// `(queue_id, pending packets)` of each live queue that has any) and
+    /// `fdatasync`. Returns the counts the Trailer holds. The writer thread
+    /// keeps running: records pushed later are written after the Trailer, as
+    /// late records, which readers report (the capture is then incomplete).
+    /// Idempotent: later calls return the first call's result.
+    pub fn finish_with(
+        &self,
+        stalls: u64,
+        end_ns: u64,
+        pending: &[(u64, u64)],
+    ) -> io::Result<CaptureSummary> {
+        let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.is_none() {
+            let s = &self.shared;
+            let finish_seq = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+            let _ = s.word(hdr::EXIT_SEQ).compare_exchange(
+                0,
+                finish_seq,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            );
+            *s.finish.lock().unwrap_or_else(|e| e.into_inner()) = Some(FinishRequest {
+                finish_seq,
+                stalls,
+                end_ns,
+                pending: pending.to_vec(),
+                deadline: Instant::now() + self.finish_timeout,
+            });
+            let has_result = || {
+                s.finished
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .is_some()
             };
-            st.result = Some(memo);
+            s.wait_until(self.finish_timeout + Duration::from_secs(5), has_result);
+            let result = s
+                .finished
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .unwrap_or_else(|| {
+                    Err((
+                        io::ErrorKind::Other,
+                        if s.closed.load(Ordering::Acquire) {
+                            "the capture writer is gone".to_string()
+                        } else {
+                            "the capture writer did not write the trailer in time".to_string()
+                        },
+                    ))
+                });
+            *memo = Some(result);
         }
-        match st.result.as_ref() {
+        match memo.as_ref() {
             Some(Ok(s)) => Ok(s.clone()),
             Some(Err((kind, msg))) => Err(io::Error::new(
                 *kind,
@@ -398,55 +562,55 @@ impl CaptureWriter {
     /// Waits until every record pushed before this call has been encoded, so
     /// its kernarg address has been classified. The runtime calls this before
     /// it releases memory that `classify` reports as its own; otherwise a record
-    /// still in a ring when the memory goes would be classified afterwards, as
-    /// `ForeignOpaque`. Returns at once when every ring is empty (the common
-    /// case) or the capture is finished; otherwise wakes the writer and waits
-    /// for one pass (tens of microseconds).
+    /// still in the ring when the memory goes would be classified afterwards, as
+    /// `ForeignOpaque`. Returns at once when the writer has caught up (the
+    /// common case); waits at most a second for a push still in flight.
     pub fn drain(&self) {
-        let all_empty = self
-            .shared
-            .rings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            // A slot is released only after its record was encoded.
-            .all(|r| r.load_tail() == r.load_head());
-        if !all_empty {
-            self.wait_for_writer(&self.shared.drain_requested, |s| s.0);
+        let s = &self.shared;
+        let target = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+        if s.ring.consumed() >= target {
+            return;
         }
+        s.wait_until(Duration::from_secs(1), || s.ring.consumed() >= target);
     }
 
-    /// Makes every record pushed before this call durable: waits until the
-    /// writer thread has drained every ring, flushed and `fdatasync`ed. Cold
-    /// path (for `hsa_shut_down`); the capture stays open. Returns the writer's
-    /// first I/O error if it has had one. After `finish` it returns at once.
+    /// Makes every record pushed before this call durable beyond an OS crash:
+    /// waits until the writer has encoded them, then `fdatasync`s. (Against
+    /// the process's own death they are durable as soon as they are pushed.)
+    /// Cold path (for `hsa_shut_down`); the capture stays open. Returns the
+    /// writer's first I/O error if it has had one.
     pub fn flush(&self) -> io::Result<()> {
-        self.wait_for_writer(&self.shared.flush_requested, |s| s.1);
-        let err = self.shared.error.lock().unwrap_or_else(|e| e.into_inner());
-        match err.as_ref() {
+        let s = &self.shared;
+        let target = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+        s.wait_until(Duration::from_secs(10), || s.ring.consumed() >= target);
+        let err = s.error.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match err {
             Some((kind, msg)) => Err(io::Error::new(
-                *kind,
+                kind,
                 format!("capture {}: {msg}", self.path.display()),
             )),
-            None => Ok(()),
+            None => s.file.sync_data(),
         }
     }
 
-    /// Takes a ticket from `requested` and waits until the writer has served it
-    /// (or has exited).
-    fn wait_for_writer(&self, requested: &AtomicU64, served_of: fn(&(u64, u64)) -> u64) {
-        // AcqRel: our earlier pushes happen before the writer reads this ticket.
-        let ticket = requested.fetch_add(1, Ordering::AcqRel) + 1;
-        self.shared.nudge();
-        let mut served = self.shared.served.lock().unwrap_or_else(|e| e.into_inner());
-        while served_of(&served) < ticket && !self.shared.closed.load(Ordering::Acquire) {
-            served = self
-                .shared
-                .served_cv
-                .wait_timeout(served, Duration::from_millis(10))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+    /// Makes SIGTERM and SIGINT finalise this capture before they end the
+    /// program, where the program left their default action in place (see
+    /// [`crate::sys::install_termination_hook`]). Returns the signals armed.
+    /// Only the first writer of a process can be armed.
+    pub fn handle_termination_signals(&self) -> Vec<i32> {
+        if SIGNAL_TARGET.set(self.shared.clone()).is_err() {
+            return Vec::new();
         }
+        crate::sys::install_termination_hook(on_termination_signal)
+    }
+
+    /// In a child process made by `fork` (from a `pthread_atfork` child
+    /// handler: async-signal-safe): pushes are disabled, and the ring's
+    /// mapping is replaced by private memory, so the child can never write
+    /// into its parent's capture file.
+    pub fn forked_child(&self) {
+        self.shared.disabled.store(true, Ordering::SeqCst);
+        let _ = self.shared.region.detach_in_child();
     }
 
     /// The file being written.
@@ -454,25 +618,91 @@ impl CaptureWriter {
         &self.path
     }
 
-    /// Records pushed into a full ring after the capture was closed (so lost).
+    /// Records that were discarded because no writer was left to make room
+    /// (never while the writer thread runs).
     pub fn discarded(&self) -> u64 {
-        self.shared.discarded.load(Ordering::Relaxed)
+        self.shared.word(hdr::DISCARDED).load(Ordering::Relaxed)
+    }
+
+    /// Times a producer found the ring full and waited (back-pressure).
+    pub fn waits(&self) -> u64 {
+        self.shared.word(hdr::WAITS).load(Ordering::Relaxed)
+    }
+
+    /// Per-queue entries the writer thread still holds, as of its last pass:
+    /// queues registered and not yet ended, plus QueueEnds waiting for their
+    /// queue's records. A queue's entry goes with its QueueEnd, so this is
+    /// bounded by the program's live queues, not by the queues it ever made.
+    pub fn tracked_queues(&self) -> u64 {
+        self.shared.tracked_queues.load(Ordering::Relaxed)
     }
 }
 
 impl Drop for CaptureWriter {
-    /// Without `finish`, the writer thread is stopped and joined: records already
-    /// pushed are written and flushed, but there is no Trailer (incomplete).
+    /// Stops the writer thread after it has encoded every committed record;
+    /// writes no Trailer unless `finish` ran (the capture then reads as
+    /// incomplete). The ring stays mapped (it is never unmapped).
     fn drop(&mut self) {
-        let st = self.finish.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Some(handle) = st.handle.take() {
+        let h = self.handle.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(handle) = h.take() {
             self.shared.shutdown.store(true, Ordering::Release);
             self.shared.nudge();
-            if let Ok(mut state) = handle.join() {
-                let _ = state.out.flush();
-            }
+            let _ = handle.join();
         }
     }
+}
+
+/// What `lay_out` made.
+struct Laid {
+    ring: Ring,
+    region: crate::sys::SharedRegion,
+    stream_start: u64,
+}
+
+/// Writes the preamble, the Header frame and the Ring frame (its region
+/// zero-filled, so every block is allocated before any store into the
+/// mapping) and maps the region.
+fn lay_out(file: &File, header: &CaptureHeader, capacity: u64) -> io::Result<Laid> {
+    let mut head = format::preamble().to_vec();
+    format::push_frame(&mut head, kind::HEADER, &encode_header(header));
+    let frame_at = head.len() as u64;
+    let page = crate::sys::page_size().max(4096) as u64;
+    let prefix_end = frame_at + (format::FRAME_HEAD_LEN + format::RING_PREFIX_LEN) as u64;
+    let region_at = prefix_end.div_ceil(page) * page;
+    let pad = region_at - prefix_end;
+    let region_len = ring::region_bytes(capacity);
+    let payload_len = format::RING_PREFIX_LEN as u64 + pad + region_len;
+    let payload_len32 = u32::try_from(payload_len)
+        .ok()
+        .filter(|&l| l <= format::MAX_FRAME_LEN)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "ring too large"))?;
+    head.extend_from_slice(&kind::RING.to_le_bytes());
+    head.extend_from_slice(&payload_len32.to_le_bytes());
+    head.extend_from_slice(&(pad as u32).to_le_bytes());
+    head.extend_from_slice(&0u32.to_le_bytes());
+    head.resize(region_at as usize, 0);
+    file.write_all_at(&head, 0)?;
+    let zeros = vec![0u8; (1 << 20).min(region_len as usize)];
+    let mut at = 0u64;
+    while at < region_len {
+        let n = (region_len - at).min(zeros.len() as u64) as usize;
+        file.write_all_at(&zeros[..n], region_at + at)?;
+        at += n as u64;
+    }
+    // The Ring frame's CRC field: not a checksum (the region is live), always 0.
+    file.write_all_at(&[0; format::FRAME_CRC_LEN], region_at + region_len)?;
+    let region = crate::sys::SharedRegion::map(file, region_at, region_len as usize)?;
+    let ring = Ring::init(region.words(), capacity)
+        .ok_or_else(|| io::Error::other("ring region of the wrong size"))?;
+    let stream_start = region_at + region_len + format::FRAME_CRC_LEN as u64;
+    ring.word(hdr::STREAM_END)
+        .store(stream_start, Ordering::Release);
+    file.sync_data()?;
+    Ok(Laid {
+        ring,
+        region,
+        stream_start,
+    })
 }
 
 /// Sets `closed` when the writer thread exits, normally or by panic, so no
@@ -482,84 +712,253 @@ struct CloseOnExit(Arc<Shared>);
 impl Drop for CloseOnExit {
     fn drop(&mut self) {
         self.0.closed.store(true, Ordering::Release);
-        self.0.served_cv.notify_all();
+        let _g = self.0.progress.lock().unwrap_or_else(|e| e.into_inner());
+        self.0.progress_cv.notify_all();
     }
 }
 
 struct WriterState {
-    out: BufWriter<File>,
-    /// First write error; later writes are skipped but rings are still drained.
-    error: Option<io::Error>,
+    shared: Arc<Shared>,
+    ring: Ring,
+    classify: Classify,
+    options: WriterOptions,
+    /// Counts of the records before the Trailer (after it: late records).
     counts: Counts,
+    /// Queue frames before the Trailer.
     queues: u32,
     code_objects: u32,
-    rings: Vec<Arc<Ring>>,
-    classify: Classify,
-    shared: Arc<Shared>,
-    dirty: bool,
-    last_flush: Instant,
-    options: WriterOptions,
-    drain_served: u64,
-    flush_served: u64,
+    /// Live queue ids (a queue's id leaves at its QueueEnd).
     queue_ids: HashSet<u64>,
+    /// The queue of the last record encoded, known to have its Queue frame
+    /// (saves a set lookup per record in a run of one queue's records).
+    known_queue: Option<u64>,
+    /// Next seq to encode (== `consumed` once written).
+    next: u64,
+    stream_end: u64,
+    enc: BatchEncoder,
+    /// Frames of this pass, written with one `pwrite`.
+    out: Vec<u8>,
+    /// QueueEnd frames waiting for their queue's records.
+    ends: Vec<QueueEnd>,
+    /// Pending counts of QueueEnds merged into the next QueueEnd of the same
+    /// id (an id registered again before its QueueEnd was written).
+    carried: Vec<(u64, u64)>,
+    trailer_written: bool,
+    /// When the writer first saw the signal state.
+    signal_seen: Option<Instant>,
+    /// First write error; later writes are skipped but the ring is still drained.
+    error: Option<io::Error>,
 }
 
 impl WriterState {
-    fn run(mut self) -> WriterState {
+    fn run(mut self) {
+        crate::sys::block_termination_signals();
         let _close = CloseOnExit(self.shared.clone());
+        // Passes in a row that found nothing: after a busy pass the writer
+        // yields a few times before it sleeps, so a burst that is still
+        // going on finds it awake.
+        let mut idle: u32 = 0;
         loop {
             let stopping = self.shared.shutdown.load(Ordering::Acquire);
-            let drain_wanted = self.shared.drain_requested.load(Ordering::Acquire);
-            let flush_wanted = self.shared.flush_requested.load(Ordering::Acquire);
-            if stopping {
-                // Everything pushed before `finish` is visible now.
-                self.drain_until_quiet();
-                return self;
+            let n = self.pass();
+            self.endings();
+            if n > 0 {
+                self.shared.notify();
+                idle = 0;
             }
-            if drain_wanted > self.drain_served || flush_wanted > self.flush_served {
-                self.drain_until_quiet();
-                if flush_wanted > self.flush_served {
-                    self.flush();
-                    if self.error.is_none() {
-                        if let Err(e) = self.out.get_ref().sync_data() {
-                            self.set_error(e);
-                        }
-                    }
-                }
-                self.drain_served = drain_wanted;
-                self.flush_served = flush_wanted;
-                let mut served = self.shared.served.lock().unwrap_or_else(|e| e.into_inner());
-                *served = (drain_wanted, flush_wanted);
-                drop(served);
-                self.shared.served_cv.notify_all();
+            if stopping && n == 0 {
+                self.take_controls();
+                self.write_due_ends(true);
+                self.write_out();
+                return;
             }
-            let busy = self.take_controls() > 0 || self.drain_rings() > 0;
-            if self.dirty && self.last_flush.elapsed() >= self.options.flush_interval {
-                self.flush();
-            }
-            if !busy {
-                let wait = if self.dirty {
-                    self.options.poll_interval.min(
-                        self.options
-                            .flush_interval
-                            .saturating_sub(self.last_flush.elapsed()),
-                    )
+            if n == 0 {
+                idle = idle.saturating_add(1);
+                if idle < 32 {
+                    std::thread::yield_now();
                 } else {
-                    self.options.poll_interval
-                };
-                std::thread::park_timeout(wait);
+                    std::thread::park_timeout(self.options.poll_interval);
+                }
             }
         }
     }
 
-    /// Passes until one finds nothing, so producers that were blocked on a full
-    /// ring get in too (bounded, in case one never stops pushing).
-    fn drain_until_quiet(&mut self) {
-        for _ in 0..10_000 {
-            let controls = self.take_controls();
-            let drained = self.drain_rings();
-            if controls == 0 && drained == 0 {
+    /// Encodes the committed records from `next` on (up to the finish point
+    /// while a finish waits for its Trailer), writes them, advances
+    /// `consumed`. Returns the records encoded.
+    fn pass(&mut self) -> u64 {
+        let limit = if self.trailer_written {
+            u64::MAX
+        } else {
+            self.shared
+                .finish
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map_or(u64::MAX, |r| r.finish_seq)
+        };
+        let start = self.next;
+        // Controls first: every Queue and code object a committed record
+        // refers to was registered before that record was pushed, and the
+        // acquire load of its commit word makes the registration visible here.
+        let ready = self.next < limit && self.ring.read(self.next).is_some();
+        if ready || !self.shared.control().is_empty() {
+            self.take_controls();
+        }
+        while self.next < limit && self.next - start < PASS_RECORDS {
+            let Some(rec) = self.ring.read(self.next) else {
                 break;
+            };
+            if self.known_queue != Some(rec.queue_id) {
+                if !self.queue_ids.contains(&rec.queue_id) {
+                    // Registered after this pass took the controls: its
+                    // Queue frame must precede the batch that holds the
+                    // record (readers refuse a record of an unknown queue).
+                    self.take_controls();
+                }
+                self.known_queue = Some(rec.queue_id);
+            }
+            self.encode(self.next, &rec);
+            self.next += 1;
+        }
+        if let Some(frame) = self.enc.finish() {
+            self.out.extend_from_slice(frame);
+        }
+        self.write_due_ends(false);
+        self.write_out();
+        if self.next != start {
+            self.ring.set_consumed(self.next);
+        }
+        self.next - start
+    }
+
+    fn encode(&mut self, seq: u64, rec: &PacketRecord) {
+        use crate::abi::packet_offset as po;
+        let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
+            let mut ka = [0u8; 8];
+            ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
+            let kernarg = u64::from_le_bytes(ka);
+            if kernarg == 0 {
+                KernargClass::Null
+            } else {
+                catch_unwind(AssertUnwindSafe(|| (self.classify)(kernarg)))
+                    .unwrap_or(KernargClass::ForeignOpaque)
+            }
+        } else {
+            KernargClass::Null
+        };
+        if !self.trailer_written {
+            self.counts.add(rec.status, &rec.raw);
+        }
+        self.enc.push(&BatchRecord {
+            seq,
+            queue_id: rec.queue_id,
+            packet_index: rec.packet_index,
+            raw: rec.raw,
+            status: rec.status as u8,
+            kernarg_class: class as u8,
+            thread: rec.thread,
+            reasons: rec.reasons.0,
+            observed_ns: rec.observed_ns,
+            done_ns: rec.done_ns,
+        });
+    }
+
+    /// Finish requests and termination signals.
+    fn endings(&mut self) {
+        let st = self.ring.word(hdr::STATE);
+        let signalled = st.load(Ordering::SeqCst) == state::SIGNALLED;
+        if !self.trailer_written {
+            let req = self
+                .shared
+                .finish
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(req) = req {
+                if self.next >= req.finish_seq || Instant::now() >= req.deadline {
+                    self.write_trailer(&req, format::ending::FINISH, 0);
+                    let _ = st.compare_exchange(
+                        state::LIVE,
+                        state::FINISHED,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
+                    let result = match &self.error {
+                        None => Ok(CaptureSummary {
+                            counts: self.counts,
+                            stalls: req.stalls,
+                            pending_packets: req.pending.iter().map(|p| p.1).sum(),
+                            uncommitted: req.finish_seq.saturating_sub(self.next),
+                            path: self.shared.path.clone(),
+                        }),
+                        Some(e) => Err((e.kind(), format!("write failed: {e}"))),
+                    };
+                    *self
+                        .shared
+                        .finished
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(result);
+                    self.shared.notify();
+                    // Late records after this point are still encoded.
+                    self.shared.nudge();
+                } else {
+                    *self.shared.finish.lock().unwrap_or_else(|e| e.into_inner()) = Some(req);
+                }
+            }
+        }
+        if signalled {
+            let target = self.ring.word(hdr::SIGNAL_SEQ).load(Ordering::SeqCst);
+            let seen = *self.signal_seen.get_or_insert_with(Instant::now);
+            let late = seen.elapsed() >= Duration::from_millis(1500);
+            if self.next >= target || late {
+                if !self.trailer_written {
+                    let sig = self.ring.word(hdr::SIGNAL).load(Ordering::Relaxed) as u32;
+                    let req = FinishRequest {
+                        finish_seq: target,
+                        stalls: 0,
+                        end_ns: 0,
+                        pending: Vec::new(),
+                        deadline: Instant::now(),
+                    };
+                    self.write_trailer(&req, format::ending::SIGNAL, sig);
+                } else {
+                    let _ = self.shared.file.sync_data();
+                }
+                st.store(state::SIGNAL_DONE, Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn write_trailer(&mut self, req: &FinishRequest, ending: u32, signal: u32) {
+        // Every QueueEnd due before the Trailer goes before it.
+        self.take_controls();
+        self.write_due_ends(false);
+        let mut p = PayloadBuf::default();
+        p.u64(self.counts.records)
+            .u64(self.counts.validated)
+            .u64(self.counts.rejected)
+            .u64(self.counts.barriers)
+            .u64(self.counts.dispatches_validated)
+            .u64(req.stalls)
+            .u64(req.end_ns)
+            .u32(self.queues)
+            .u32(self.code_objects);
+        debug_assert_eq!(p.0.len(), format::TRAILER_PAYLOAD_LEN);
+        let v2 = TrailerV2 {
+            seq_end: self.next,
+            uncommitted: req.finish_seq.saturating_sub(self.next),
+            ending,
+            signal,
+            pending: req.pending.clone(),
+        };
+        let payload = format::encode_trailer_v2(&p.0, &v2);
+        format::push_frame(&mut self.out, kind::TRAILER, &payload);
+        self.write_out();
+        self.trailer_written = true;
+        if self.error.is_none() {
+            if let Err(e) = self.shared.file.sync_data() {
+                self.set_error(e);
             }
         }
     }
@@ -575,23 +974,62 @@ impl WriterState {
         }
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(bytes) {
-                self.set_error(e);
-            }
-            self.dirty = true;
+    /// Writes the pass's frames at the end of the stream.
+    fn write_out(&mut self) {
+        if self.out.is_empty() {
+            return;
         }
+        if self.error.is_none() {
+            match self.shared.file.write_all_at(&self.out, self.stream_end) {
+                Ok(()) => {
+                    self.stream_end += self.out.len() as u64;
+                    self.ring
+                        .word(hdr::STREAM_END)
+                        .store(self.stream_end, Ordering::Release);
+                }
+                Err(e) => self.set_error(e),
+            }
+        }
+        self.out.clear();
     }
 
-    fn flush(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.flush() {
-                self.set_error(e);
+    /// QueueEnd frames whose queue's earlier records are all encoded (all of
+    /// them, when stopping).
+    fn write_due_ends(&mut self, all: bool) {
+        let next = self.next;
+        let mut i = 0;
+        while i < self.ends.len() {
+            if all || self.ends[i].after_seq <= next {
+                let e = self.ends.swap_remove(i);
+                let mut p = PayloadBuf::default();
+                p.u64(e.queue_id).u64(e.pending).u64(e.end_ns);
+                format::push_frame(&mut self.out, kind::QUEUE_END, &p.0);
+                self.queue_ids.remove(&e.queue_id);
+                if self.known_queue == Some(e.queue_id) {
+                    // The id may be registered again; its records then need
+                    // the new Queue frame first.
+                    self.known_queue = None;
+                }
+                if e.pending > 0 {
+                    tracing::warn!(
+                        queue = e.queue_id,
+                        pending = e.pending,
+                        "softgpu: capture: queue destroyed with {} packet(s) never processed (behind an unsatisfied barrier, or never published); the capture records them as pending",
+                        e.pending
+                    );
+                }
+            } else {
+                i += 1;
             }
         }
-        self.dirty = false;
-        self.last_flush = Instant::now();
+        self.publish_tracked();
+    }
+
+    fn publish_tracked(&self) {
+        let n = self.queue_ids.len() + self.ends.len() + self.carried.len();
+        self.shared
+            .tracked_queues
+            .store(n as u64, Ordering::Relaxed);
     }
 
     fn take_controls(&mut self) -> usize {
@@ -599,11 +1037,19 @@ impl WriterState {
         let n = controls.len();
         for c in controls {
             match c {
-                Control::Queue(info, ring) => {
-                    self.rings.push(ring);
+                Control::Queue(info) => {
+                    if let Some(i) = self.ends.iter().position(|e| e.queue_id == info.queue_id) {
+                        // The id was ended and is registered again before
+                        // its QueueEnd could be written (the old records are
+                        // not all encoded): the two become one queue in the
+                        // file, whose one QueueEnd carries both pending counts.
+                        let old = self.ends.remove(i);
+                        self.carried.push((old.queue_id, old.pending));
+                        continue;
+                    }
                     if !self.queue_ids.insert(info.queue_id) {
-                        // One Queue frame per id (readers reject a second one);
-                        // the new ring still gets drained.
+                        // One Queue frame per live id (readers reject a
+                        // second one); the records still get written.
                         tracing::warn!(
                             queue_id = info.queue_id,
                             "softgpu: capture: queue id registered twice; keeping its first queue frame"
@@ -615,10 +1061,16 @@ impl WriterState {
                         .u32(info.agent_index)
                         .u32(info.ring_size)
                         .u64(info.created_ns);
-                    let mut f = Vec::with_capacity(64);
-                    format::push_frame(&mut f, kind::QUEUE, &p.0);
-                    self.write(&f);
-                    self.queues = self.queues.saturating_add(1);
+                    format::push_frame(&mut self.out, kind::QUEUE, &p.0);
+                    if !self.trailer_written {
+                        self.queues = self.queues.saturating_add(1);
+                    }
+                }
+                Control::QueueEnd(mut e) => {
+                    if let Some(i) = self.carried.iter().position(|c| c.0 == e.queue_id) {
+                        e.pending = e.pending.saturating_add(self.carried.swap_remove(i).1);
+                    }
+                    self.ends.push(e);
                 }
                 Control::KernelInfo(ks) => {
                     for chunk in ks.chunks(4096) {
@@ -627,99 +1079,20 @@ impl WriterState {
                         for k in chunk {
                             format::encode_kernel_info_entry(&mut p, k);
                         }
-                        let mut f = Vec::with_capacity(p.0.len() + 16);
-                        format::push_frame(&mut f, kind::KERNEL_INFO, &p.0);
-                        self.write(&f);
+                        format::push_frame(&mut self.out, kind::KERNEL_INFO, &p.0);
                     }
                 }
                 Control::CodeObject(co) => {
-                    self.code_objects = self.code_objects.saturating_add(1);
+                    if !self.trailer_written {
+                        self.code_objects = self.code_objects.saturating_add(1);
+                    }
                     for payload in encode_code_object(&co) {
-                        let mut f = Vec::with_capacity(payload.len() + 16);
-                        format::push_frame(&mut f, kind::CODE_OBJECT, &payload);
-                        self.write(&f);
+                        format::push_frame(&mut self.out, kind::CODE_OBJECT, &payload);
                     }
                 }
             }
         }
         n
-    }
-
-    /// One pass over every ring; returns the number of records written.
-    fn drain_rings(&mut self) -> u64 {
-        let mut total = 0;
-        for i in 0..self.rings.len() {
-            let ring = self.rings[i].clone();
-            let start = ring.consumer_pos();
-            let mut pos = start;
-            let tail = ring.load_tail();
-            if tail > pos {
-                // Code objects are registered before any dispatch that uses
-                // them is pushed; taking controls after loading the tail makes
-                // every code object those records refer to known here.
-                self.take_controls();
-            }
-            while pos < tail {
-                // Release slots in batches so a waiting producer can go on early.
-                let batch_end = tail.min(pos + 256);
-                while pos < batch_end {
-                    let slot = ring.read(pos);
-                    self.encode_record(&slot);
-                    pos += 1;
-                }
-                ring.release_to(pos);
-            }
-            total += tail - start;
-        }
-        total
-    }
-
-    fn encode_record(&mut self, slot: &Slot) {
-        use crate::abi::packet_offset as po;
-        let rec = &slot.rec;
-        let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
-            let mut ka = [0u8; 8];
-            ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
-            let kernarg = u64::from_le_bytes(ka);
-            if kernarg == 0 {
-                KernargClass::Null
-            } else {
-                catch_unwind(AssertUnwindSafe(|| (self.classify)(kernarg)))
-                    .unwrap_or(KernargClass::ForeignOpaque)
-            }
-        } else {
-            KernargClass::Null
-        };
-        self.counts.add(rec.status, &rec.raw);
-        let frame = format::encode_packet_frame(slot.seq, rec, class);
-        self.write(&frame);
-    }
-
-    fn finish(mut self, stalls: u64, end_ns: u64, path: &Path) -> io::Result<CaptureSummary> {
-        let mut p = PayloadBuf::default();
-        p.u64(self.counts.records)
-            .u64(self.counts.validated)
-            .u64(self.counts.rejected)
-            .u64(self.counts.barriers)
-            .u64(self.counts.dispatches_validated)
-            .u64(stalls)
-            .u64(end_ns)
-            .u32(self.queues)
-            .u32(self.code_objects);
-        debug_assert_eq!(p.0.len(), format::TRAILER_PAYLOAD_LEN);
-        let mut f = Vec::with_capacity(96);
-        format::push_frame(&mut f, kind::TRAILER, &p.0);
-        self.write(&f);
-        self.flush();
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.out.get_ref().sync_all()?;
-        Ok(CaptureSummary {
-            counts: self.counts,
-            stalls,
-            path: path.to_path_buf(),
-        })
     }
 }
 

@@ -109,14 +109,7 @@ fn write_report(
             for r in &cap.records {
                 writeln!(out, "{}", report::table_line(&ctx.view(r)))?;
             }
-            let state = if cap.complete {
-                "capture complete".to_string()
-            } else {
-                match cap.truncated_at {
-                    Some(o) => format!("capture INCOMPLETE (cut at offset {o})"),
-                    None => "capture INCOMPLETE (no trailer)".to_string(),
-                }
-            };
+            let state = format!("capture {}", super::state_words(cap));
             writeln!(
                 out,
                 "{} records: {}; {}",

@@ -348,15 +348,167 @@ fn finish_output(result: io::Result<()>, code: i32) -> i32 {
     }
 }
 
-/// The stderr warning for a capture without a trailer.
+/// The stderr warning for a capture that is not complete: everything the
+/// reader found missing, or late, and why.
 fn incomplete_warning(path: &std::path::Path, cap: &crate::capture::Capture) -> String {
-    let where_ = match cap.truncated_at {
+    format!(
+        "softgpu: warning: file {}: capture is incomplete ({}); showing the {} records it holds",
+        crate::input::show_path(path),
+        incomplete_reasons(cap).join("; "),
+        cap.records.len()
+    )
+}
+
+/// A signal's name, for messages.
+fn signal_name(sig: u64) -> &'static str {
+    match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// `queue 3 (2), queue 7 (1)`: queues and their counts.
+fn queue_list(qs: &[(u64, u64)]) -> String {
+    const SHOWN: usize = 8;
+    let mut s: Vec<String> = qs
+        .iter()
+        .take(SHOWN)
+        .map(|(q, n)| format!("queue {q} ({n})"))
+        .collect();
+    if qs.len() > SHOWN {
+        s.push(format!("and {} more queues", qs.len() - SHOWN));
+    }
+    s.join(", ")
+}
+
+/// Why a capture is not complete, one clause per reason, in the order a
+/// reader should care: what the file cannot have, then what it has late.
+fn incomplete_reasons(cap: &crate::capture::Capture) -> Vec<String> {
+    use crate::capture::EndKind;
+    let e = &cap.end;
+    let mut why = Vec::new();
+    let cut = match cap.truncated_at {
         Some(o) => format!("the file is cut at offset {o}"),
         None => "the file ends after a whole frame".to_string(),
     };
-    format!(
-        "softgpu: warning: file {}: capture is incomplete (no trailer: the process did not finish it; {where_}); showing the {} complete records",
-        crate::input::show_path(path),
-        cap.records.len()
-    )
+    match (&cap.trailer, e.kind) {
+        (None, _) => {
+            let signalled = e
+                .ring
+                .filter(|r| r.state >= crate::capture::ring::state::SIGNALLED)
+                .map(|r| r.signal);
+            let how = match signalled {
+                Some(sig) => format!(
+                    "the program was killed by signal {sig} ({}) before the capture could be finalised",
+                    signal_name(sig)
+                ),
+                None if e.ring.is_some() => {
+                    "the process did not finish it: it ended without running its exit handlers (abort, _exit, or a kill)".to_string()
+                }
+                None => "the process did not finish it".to_string(),
+            };
+            why.push(format!("no trailer: {how}; {cut}"));
+            if e.ring.is_some() {
+                why.push(format!(
+                    "{} records recovered from the capture's live ring",
+                    e.recovered
+                ));
+            }
+        }
+        (Some(_), Some(EndKind::Signal(sig))) => why.push(format!(
+            "the program was killed by signal {sig} ({}); SoftGPU finalised the capture with every record pushed before it, but packets then in flight or pending were not counted",
+            signal_name(sig as u64)
+        )),
+        _ => {}
+    }
+    if e.missing > 0 {
+        why.push(format!(
+            "{} records were being written when the process died, or lost with the end of the file, and are missing",
+            e.missing
+        ));
+    }
+    if e.uncommitted > 0 {
+        why.push(format!(
+            "{} records were still being written when the trailer was",
+            e.uncommitted
+        ));
+    }
+    if !e.pending_at_exit.is_empty() {
+        let n: u64 = e.pending_at_exit.iter().map(|p| p.1).sum();
+        why.push(format!(
+            "{n} packets were pending at exit and never processed (behind an unsatisfied barrier, or never published): {}",
+            queue_list(&e.pending_at_exit)
+        ));
+    }
+    if !e.pending_at_destroy.is_empty() {
+        let n: u64 = e.pending_at_destroy.iter().map(|p| p.1).sum();
+        why.push(format!(
+            "{n} packets were never processed when their queue was destroyed (behind an unsatisfied barrier, or never published): {}",
+            queue_list(&e.pending_at_destroy)
+        ));
+    }
+    if e.late_records > 0 {
+        let qs: Vec<String> = e
+            .late_queues
+            .iter()
+            .take(8)
+            .map(|q| q.to_string())
+            .collect();
+        let more = if e.late_queues.len() > 8 {
+            format!(" and {} more", e.late_queues.len() - 8)
+        } else {
+            String::new()
+        };
+        why.push(format!(
+            "{} records arrived after the program's exit began (queues {}{more}); they are shown, but the program may have launched more that no record shows",
+            e.late_records,
+            qs.join(", ")
+        ));
+    }
+    if e.bad_slots > 0 {
+        why.push(format!(
+            "{} damaged slots of the live ring were skipped",
+            e.bad_slots
+        ));
+    }
+    if let Some(r) = e.ring.filter(|r| r.discarded > 0) {
+        why.push(format!(
+            "{} records were discarded because the capture writer had stopped",
+            r.discarded
+        ));
+    }
+    if why.is_empty() {
+        why.push("no trailer".to_string());
+    }
+    why
+}
+
+/// The short state for a summary line: `capture complete`, or `capture
+/// INCOMPLETE (...)` with the first reason (the cut offset when cut).
+fn state_words(cap: &crate::capture::Capture) -> String {
+    if cap.complete {
+        return "complete".to_string();
+    }
+    if cap.trailer.is_none() {
+        let recovered = if cap.end.recovered > 0 {
+            format!(", {} recovered from the ring", cap.end.recovered)
+        } else {
+            String::new()
+        };
+        return match cap.truncated_at {
+            Some(o) => format!("INCOMPLETE (cut at offset {o}{recovered})"),
+            None => format!("INCOMPLETE (no trailer{recovered})"),
+        };
+    }
+    let reasons = incomplete_reasons(cap);
+    let first = reasons
+        .first()
+        .map(|r| r.split(':').next().unwrap_or(r).to_string())
+        .unwrap_or_default();
+    format!("INCOMPLETE ({first})")
 }

@@ -179,10 +179,7 @@ fn summarise(path: &Path, stale: bool, per_pid: bool) {
             let state = if cap.complete {
                 "complete".to_string()
             } else {
-                match cap.truncated_at {
-                    Some(o) => format!("INCOMPLETE: no trailer, cut at offset {o}"),
-                    None => "INCOMPLETE: no trailer".to_string(),
-                }
+                format!("INCOMPLETE: {}", super::incomplete_reasons(&cap).join("; "))
             };
             eprintln!(
                 "softgpu run: {}; capture: {} ({state})",

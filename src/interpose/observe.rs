@@ -160,7 +160,11 @@ pub fn unregister(queue: *mut libc::c_void) {
             r.dispatches += side.counts.dispatches;
             r.rejected += side.counts.rejected;
             r.barriers += side.counts.barriers;
-            drop(side.producer.take());
+            drop(r);
+            let pending = obs.write_index().saturating_sub(side.cursor);
+            if let Some(p) = side.producer.take() {
+                p.end(pending, runtime::sys::now_ns());
+            }
             drop(side);
             slot.store(std::ptr::null_mut(), Ordering::Release);
             return;

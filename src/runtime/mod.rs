@@ -96,6 +96,14 @@ pub static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn after_fork_in_child() {
     IN_FORKED_CHILD.store(true, Ordering::Relaxed);
+    // The capture's ring is a shared mapping of the parent's file: disable
+    // pushes and replace the mapping with private memory (one mmap call,
+    // async-signal-safe) before the child can push anything.
+    if let Some(Ok(rt)) = RUNTIME.get() {
+        if let Some(c) = &rt.capture {
+            c.forked_child();
+        }
+    }
 }
 
 impl Runtime {
@@ -287,6 +295,15 @@ fn build() -> Result<Runtime, HsaStatus> {
         }
     });
     let capture_path = capture.as_ref().and(capture_path);
+    if let Some(c) = &capture {
+        // SIGTERM/SIGINT with no handler of the program's own: finalise the
+        // capture, then take the default action.
+        let armed = c.handle_termination_signals();
+        tracing::debug!(
+            ?armed,
+            "softgpu: termination signals that finalise the capture"
+        );
+    }
 
     // SAFETY: `at_exit` is an `extern "C" fn()` with no preconditions that
     // stays mapped for the life of the process (the shim is never unloaded).
@@ -499,13 +516,33 @@ pub fn finish() {
         forward::write_counts("lower", rt.mode.as_str());
         return;
     }
-    let counts = queues::total_counts();
+    let mut counts = queues::total_counts();
+    let mut observed = crate::interpose::observe::total_counts();
     if let Some(c) = &rt.capture {
-        if let Err(e) = c.finish(counts.stalls, sys::now_ns()) {
-            eprintln!(
+        let pending = queues::pending_by_queue();
+        if !pending.is_empty() {
+            tracing::warn!(
+                ?pending,
+                "softgpu: at exit, {} packet(s) on {} queue(s) were never processed (behind an unsatisfied barrier, or never published); the capture records them as pending",
+                pending.iter().map(|p| p.1).sum::<u64>(),
+                pending.len()
+            );
+        }
+        match c.finish_with(counts.stalls, sys::now_ns(), &pending) {
+            // The summary counts what the capture holds (every record pushed
+            // before the exit began), not what the queues counted earlier.
+            Ok(s) => {
+                counts.validated = s.counts.dispatches_validated;
+                counts.rejected = s.counts.rejected;
+                counts.barriers = s.counts.barriers;
+                observed.dispatches = s.counts.records - s.counts.barriers;
+                observed.rejected = s.counts.rejected;
+                observed.barriers = s.counts.barriers;
+            }
+            Err(e) => eprintln!(
                 "softgpu: capture {} could not be finalised: {e}",
                 c.path().display()
-            );
+            ),
         }
     }
     if rt.config.summary && rt.mode == Mode::Observe {
@@ -513,7 +550,7 @@ pub fn finish() {
             .capture_path
             .as_ref()
             .map_or_else(|| "off".to_string(), |p| p.display().to_string());
-        let o = crate::interpose::observe::total_counts();
+        let o = observed;
         let below = if rt.over_stand_in() {
             "the runtime below, a SoftGPU stand-in (kernels did not run there either)"
         } else {

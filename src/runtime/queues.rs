@@ -162,7 +162,10 @@ impl crate::aql::KernelTable for std::cell::RefCell<&mut KernelCache> {
 }
 
 struct DrainSide {
-    kernels: Box<KernelCache>,
+    /// `None` once the queue is destroyed: the cache (about 3 KiB) goes with
+    /// the queue, so a program that churns queues does not keep one per queue
+    /// it ever made (the `VirtualQueue` itself stays, marked dead).
+    kernels: Option<Box<KernelCache>>,
     state: QueueState,
     producer: Option<QueueProducer>,
     counts: Counts,
@@ -291,7 +294,7 @@ pub fn create(
         dead: AtomicBool::new(false),
         blocked: AtomicBool::new(false),
         drain: Mutex::new(DrainSide {
-            kernels: Box::new(KernelCache::new()),
+            kernels: Some(Box::new(KernelCache::new())),
             state: QueueState::default(),
             producer: producer(queue_id),
             counts: Counts::default(),
@@ -540,7 +543,7 @@ impl VirtualQueue {
         }
         let mut guard = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         let side = &mut *guard;
-        let Some(ring) = side.ring.as_ref() else {
+        let (Some(ring), Some(kernels)) = (side.ring.as_ref(), side.kernels.as_deref_mut()) else {
             return (None, false);
         };
         let signals = RuntimeSignals {
@@ -561,7 +564,7 @@ impl VirtualQueue {
             counts: &mut side.counts,
             tid: sys::gettid(),
         };
-        let kernels = std::cell::RefCell::new(&mut *side.kernels);
+        let kernels = std::cell::RefCell::new(kernels);
         let outcome = ctx.processor.drain_with(
             &mut side.state,
             self.queue_id,
@@ -602,6 +605,20 @@ impl VirtualQueue {
         super::events::wake();
     }
 
+    /// Packets between the processor's position and the write index.
+    fn pending_locked(&self, side: &DrainSide) -> u64 {
+        self.slot
+            .write_dispatch_id
+            .load(Ordering::Acquire)
+            .saturating_sub(side.state.observed_through)
+    }
+
+    /// Packets published (or reserved) and not processed yet.
+    pub fn pending(&self) -> u64 {
+        let side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        self.pending_locked(&side)
+    }
+
     /// Current counters.
     pub fn counts(&self) -> Counts {
         self.drain.lock().unwrap_or_else(|e| e.into_inner()).counts
@@ -629,13 +646,30 @@ impl VirtualQueue {
             // hsa_queue_destroy, as HSA requires.
             unsafe { sys::unmap(ring.base as *mut u8, ring.bytes) };
         }
+        side.kernels = None;
+        drop(std::mem::take(
+            &mut *self.cu_mask.lock().unwrap_or_else(|e| e.into_inner()),
+        ));
         let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
         r.validated += side.counts.validated;
         r.rejected += side.counts.rejected;
         r.barriers += side.counts.barriers;
         r.stalls += side.counts.stalls;
+        drop(r);
+        // Packets the program published (or reserved) that were never
+        // processed: behind an unsatisfied barrier, or never made valid. The
+        // capture records how many (QueueEnd), and is then never complete.
+        let pending = self.pending_locked(&side);
         if let Some(p) = side.producer.take() {
-            drop(p);
+            p.end(pending, sys::now_ns());
+        }
+        if pending > 0 {
+            tracing::warn!(
+                queue = self.queue_id,
+                pending,
+                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or never published)",
+                self.queue_id
+            );
         }
         drop(side);
         if let Some(a) = arena() {
@@ -705,6 +739,16 @@ pub fn retry_blocked(ctx: &DrainContext) -> bool {
         q.kick(ctx);
     }
     !list.is_empty()
+}
+
+/// `(queue id, packets pending)` for every live queue with packets it has
+/// not processed (for the capture's Trailer at exit).
+pub fn pending_by_queue() -> Vec<(u64, u64)> {
+    (0..MAX_QUEUES)
+        .filter_map(lookup_index)
+        .map(|q| (q.queue_id, q.pending()))
+        .filter(|p| p.1 > 0)
+        .collect()
 }
 
 /// Totals over every queue, live and destroyed.

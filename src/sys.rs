@@ -1,0 +1,210 @@
+//! The few operating-system facilities that `capture` needs and safe Rust
+//! does not offer, each behind a safe, argued interface. This is the only
+//! file below `runtime` and `interpose` that may use `unsafe` (`src/lib.rs`
+//! allows it for this file alone); every block is listed in `docs/UNSAFE.md`.
+//!
+//! - [`SharedRegion`]: a `MAP_SHARED` read-write mapping of part of a file,
+//!   seen as `&'static [AtomicU64]`. It is never unmapped, so the slice is
+//!   valid for the life of the process. The capture's live ring lives in one:
+//!   what is stored there is in the page cache, hence in the file, the moment
+//!   the store is done, even if the process is killed the next instant.
+//! - [`install_termination_hook`]: runs a hook on SIGTERM/SIGINT (only where
+//!   the program left the default action), then lets the default action
+//!   happen, so the program still dies "killed by signal".
+//! - [`block_termination_signals`], [`sleep_ns`]: what that hook's helpers need.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicU64;
+
+/// The system page size (a mapping's file offset must be a multiple of it).
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n <= 0 { 4096 } else { n as usize }
+}
+
+/// A shared, writable mapping of `len` bytes of a file, never unmapped.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedRegion {
+    words: &'static [AtomicU64],
+}
+
+impl SharedRegion {
+    /// Maps bytes `offset .. offset + len` of `file` shared and read-write.
+    ///
+    /// Refuses (`InvalidInput`) an offset that is not a multiple of the page
+    /// size, a length that is 0 or not a multiple of 8, and (`UnexpectedEof`)
+    /// a range that the file does not hold entirely: a store to a page past the
+    /// end of a file raises SIGBUS, so the whole range must exist now. The
+    /// file must have been opened for reading and writing. The caller should
+    /// allocate the range's blocks first (write it), so that a store can never
+    /// meet a full disk (which would also raise SIGBUS).
+    pub fn map(file: &File, offset: u64, len: usize) -> io::Result<SharedRegion> {
+        let page = page_size() as u64;
+        if len == 0 || len % 8 != 0 || offset % page != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "shared mapping: offset must be page-aligned and the length a non-zero multiple of 8",
+            ));
+        }
+        let end = offset
+            .checked_add(len as u64)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "range overflows"))?;
+        if file.metadata()?.len() < end {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "shared mapping: the file is shorter than the range to map",
+            ));
+        }
+        let off = libc::off_t::try_from(offset)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))?;
+        // SAFETY: a new mapping at an address the kernel chooses (null hint, no
+        // MAP_FIXED) replaces nothing; `file` is an open descriptor for the
+        // call; the result is checked against MAP_FAILED.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                off,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `p` is the start of a fresh read-write mapping of `len` bytes
+        // (page-aligned, so 8-byte aligned; `len` is a multiple of 8). It is
+        // never unmapped (nothing in the crate calls munmap on it, and
+        // `detach_in_child` replaces it in place with memory of the same
+        // size), so the slice is valid for 'static. Every bit pattern is a
+        // valid AtomicU64, and all access goes through atomics, so other
+        // threads, or another process writing the same file, cannot make a
+        // read undefined: a concurrent write is an atomic store as far as this
+        // process can tell (x86-64 and AArch64 8-byte aligned stores are
+        // single-copy atomic).
+        let words = unsafe { std::slice::from_raw_parts(p as *const AtomicU64, len / 8) };
+        Ok(SharedRegion { words })
+    }
+
+    /// The mapped words.
+    pub fn words(&self) -> &'static [AtomicU64] {
+        self.words
+    }
+
+    /// In a child process made by `fork`: replaces the mapping, in place,
+    /// with private zero-filled memory of the same size, so nothing the child
+    /// stores can reach the parent's file, while every `&'static` reference
+    /// into the region stays valid. Async-signal-safe (one mmap system call),
+    /// for a `pthread_atfork` child handler. Returns false if the kernel
+    /// refused (the caller must then keep the child from storing there).
+    pub fn detach_in_child(&self) -> bool {
+        let len = self.words.len() * 8;
+        let p = self.words.as_ptr() as *mut libc::c_void;
+        // SAFETY: `p..p+len` is exactly this region's own mapping (never
+        // unmapped, see `map`), so MAP_FIXED replaces only it. The new
+        // anonymous mapping is readable, writable and zero-filled, so every
+        // existing reference into the range still points at valid AtomicU64s.
+        // In a freshly forked child only the forking thread exists, so no
+        // other thread is accessing the range while it is replaced.
+        let r = unsafe {
+            libc::mmap(
+                p,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        r == p
+    }
+}
+
+/// The hook run on SIGTERM and SIGINT (see [`install_termination_hook`]).
+static TERMINATION_HOOK: OnceLock<fn(i32)> = OnceLock::new();
+
+extern "C" fn on_termination_signal(sig: libc::c_int) {
+    // SAFETY: __errno_location returns the calling thread's errno slot, valid
+    // for the thread's life; we restore the interrupted code's errno below.
+    let saved_errno = unsafe { *libc::__errno_location() };
+    if let Some(hook) = TERMINATION_HOOK.get() {
+        hook(sig);
+    }
+    // The action was reset to SIG_DFL on entry (SA_RESETHAND): raising the
+    // signal again takes the default action once this handler returns (or at
+    // once, where the kernel does not block it during the handler), so the
+    // program still ends "killed by signal".
+    // SAFETY: raise is async-signal-safe and has no memory preconditions.
+    unsafe { libc::raise(sig) };
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = saved_errno };
+}
+
+/// For each of SIGTERM and SIGINT whose action is the default (`SIG_DFL`,
+/// the program installed no handler and did not ignore it), installs a
+/// handler that calls `hook(signal)` once and then takes the default action
+/// (the handler resets itself to `SIG_DFL` and raises the signal again).
+/// `hook` runs in a signal handler: it must be async-signal-safe (atomics
+/// and bounded waits only; no allocation, no locks). Only the first hook
+/// given is ever used. Returns the signals it installed a handler for.
+pub fn install_termination_hook(hook: fn(i32)) -> Vec<i32> {
+    let _ = TERMINATION_HOOK.set(hook);
+    let mut installed = Vec::new();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        // SAFETY: a zeroed sigaction is a valid "out" buffer (all fields are
+        // plain integers, pointers and a sigset).
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: a null new action only reads the current one into `old`.
+        if unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } != 0 {
+            continue;
+        }
+        if old.sa_sigaction != libc::SIG_DFL {
+            continue; // the program's own handler (or SIG_IGN) stays
+        }
+        // SAFETY: as for `old`.
+        let mut new: libc::sigaction = unsafe { std::mem::zeroed() };
+        new.sa_sigaction = on_termination_signal as extern "C" fn(libc::c_int) as usize;
+        new.sa_flags = libc::SA_RESETHAND | libc::SA_RESTART;
+        // SAFETY: `new.sa_mask` is a valid sigset to initialise.
+        unsafe { libc::sigemptyset(&mut new.sa_mask) };
+        // SAFETY: `new` is fully initialised; the handler is an extern "C" fn
+        // of the right signature that stays mapped for the life of the
+        // process (the shim is never unloaded) and only does
+        // async-signal-safe work (the hook's contract, errno saved).
+        if unsafe { libc::sigaction(sig, &new, std::ptr::null_mut()) } == 0 {
+            installed.push(sig);
+        }
+    }
+    installed
+}
+
+/// Blocks SIGTERM and SIGINT in the calling thread, so the kernel delivers
+/// them to another thread (the capture writer thread calls this: the
+/// termination hook waits for that thread, so it must not run on it).
+pub fn block_termination_signals() {
+    // SAFETY: `set` is a valid sigset buffer, initialised by sigemptyset
+    // before use; pthread_sigmask only changes the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+/// Sleeps about `ns` nanoseconds with `nanosleep`, which is
+/// async-signal-safe (for waits inside a signal handler).
+pub fn sleep_ns(ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `ts` is a valid timespec; a null remainder pointer is allowed.
+    unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+}
