@@ -14,6 +14,8 @@ mod bundle;
 mod capture_reader;
 #[path = "../fuzz/src/code_object.rs"]
 mod code_object;
+#[path = "../fuzz/src/demangle.rs"]
+mod demangle;
 #[path = "../fuzz/src/diff_inputs.rs"]
 mod diff_inputs;
 #[path = "../fuzz/src/msgpack.rs"]
@@ -31,6 +33,7 @@ const TARGETS: &[(&str, Body)] = &[
     ("bundle", bundle::run),
     ("capture_reader", capture_reader::run),
     ("code_object", code_object::run),
+    ("demangle", demangle::run),
     ("diff_inputs", diff_inputs::run),
     ("msgpack", msgpack::run),
     ("parser", parser::run),

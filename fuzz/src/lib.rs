@@ -7,6 +7,7 @@
 pub mod bundle;
 pub mod capture_reader;
 pub mod code_object;
+pub mod demangle;
 pub mod diff_inputs;
 pub mod msgpack;
 pub mod parser;
