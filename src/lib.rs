@@ -34,6 +34,8 @@ pub mod config;
 pub mod diff;
 pub mod input;
 pub mod isa;
+pub mod lifecycle;
+pub mod real;
 pub mod report;
 
 #[allow(unsafe_code)]

@@ -1144,6 +1144,36 @@ fn runtime_api_semantics_hold_and_a_fail_closed_entry_point_logs_its_name() {
     );
 }
 
+/// The lifecycle (`integration/lifecycle.c`): calls before `hsa_init` and after the last
+/// `hsa_shut_down` say `HSA_STATUS_ERROR_NOT_INITIALIZED`; eight threads calling `hsa_init` at
+/// once all succeed (the runtime is built once) and eight calling `hsa_shut_down` at once all
+/// succeed; a new `hsa_init` brings it back; an exit handler that runs after SoftGPU's own
+/// (which finalised the capture) is still answered, and its dispatch-free calls do not disturb
+/// the finalised capture.
+#[test]
+fn early_late_and_concurrent_init_and_shut_down_are_answered_by_the_state_they_find() {
+    let run = run("lifecycle");
+    for fact in ["early", "concurrent", "late", "again", "at_exit"] {
+        assert_eq!(run.fact(fact), "ok", "{fact}\n{}", run.context());
+    }
+    assert_eq!(
+        run.records.len() as u64,
+        run.fact_u64("dispatches"),
+        "one record per dispatch of both lives\n{}",
+        run.context()
+    );
+    assert!(
+        run.records.iter().all(|r| r["status"] == "validated"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !run.stderr.contains("panic"),
+        "no panic may reach the log\n{}",
+        run.context()
+    );
+}
+
 /// The image extension (`integration/images.c`): every format's capability on every geometry,
 /// data sizes with and without a layout, the descriptors behind image and sampler handles,
 /// import, export, copy and clear checked byte for byte in the linear layout (padding and gaps

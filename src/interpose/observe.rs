@@ -32,15 +32,7 @@ use crate::runtime;
 
 const MAX_OBSERVED: usize = 1024;
 
-/// Totals for the exit summary.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ObservedCounts {
-    /// Every packet that is not a barrier (as the CLI counts them).
-    pub dispatches: u64,
-    /// Packets the processor would have rejected (they were forwarded anyway).
-    pub rejected: u64,
-    pub barriers: u64,
-}
+pub use crate::real::ObservedCounts;
 
 struct Side {
     /// Next index to capture: everything below it is captured.
@@ -285,7 +277,7 @@ impl Observed {
                 side.counts.rejected += 1;
             }
             if let Some(p) = side.producer.as_mut() {
-                if !runtime::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+                if !crate::lifecycle::in_forked_child() {
                     p.push(&rec);
                 }
             }

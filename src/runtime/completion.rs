@@ -55,8 +55,10 @@ pub fn defer(signal: u64, delay_ns: u64) {
 fn complete(signal: u64) {
     match signals::lookup(signal) {
         Some(s) => signals::complete(s, sys::now_ns()),
-        None if crate::interpose::forward::intercepting() => {
-            crate::interpose::forward::signal_complete(signal)
+        None if crate::lifecycle::intercepting() => {
+            if let Some(b) = crate::real::below() {
+                b.signal_complete(signal)
+            }
         }
         None => {}
     }
