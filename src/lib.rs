@@ -25,6 +25,14 @@
 //! `unsafe` is denied crate-wide (`Cargo.toml`) and allowed only on `runtime` and
 //! `interpose`; every block there carries a SAFETY comment (`docs/UNSAFE.md`).
 
+// Outside tests no code may panic on a bad value: a panic that reached the FFI
+// boundary would be contained, but an error must be a typed error, not a
+// crash. (`cargo clippy --all-targets` lints tests with these allowed.)
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod abi;
 pub mod aql;
 pub mod capture;
