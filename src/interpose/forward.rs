@@ -27,6 +27,7 @@
 //! in the process appends one JSON line to PATH at exit (see [`write_counts`]).
 //! The tests load a second copy of SoftGPU as the "real" runtime and check
 //! that every forwarded call arrived there.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_void};

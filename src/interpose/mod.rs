@@ -13,6 +13,7 @@
 //! The `hsa_*` ELF symbols are assembly aliases generated from the table, each
 //! bound to the `ROCR_1` version; unit-test builds leave them out so test
 //! binaries never define `hsa_*` symbols.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod exports;
 pub mod forward;

@@ -21,6 +21,7 @@
 //! Gap (documented in DESIGN.md): a program that rings a doorbell by writing
 //! the hardware doorbell register directly, not through `hsa_signal_store_*`,
 //! is not seen at that moment; its packets are captured at the next store.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering};

@@ -5,6 +5,7 @@
 //! store to signals and ring doorbells. A handler that returns true is re-armed
 //! with its original condition, as ROCr does. The thread starts the first time
 //! it is needed (never from the library constructor).
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};

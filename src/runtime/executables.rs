@@ -11,6 +11,7 @@
 //!
 //! Handles are tagged indices into registries that only grow, so a stale or
 //! forged handle is an error, never a dangling pointer.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::alloc::Layout;
 use std::collections::HashMap;

@@ -12,6 +12,7 @@
 //!
 //! Failure policy: an entry point this runtime does not implement fails closed
 //! with an HSA error and a log line naming it (see [`crate::interpose`]).
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod agents;
 pub mod completion;

@@ -12,6 +12,7 @@
 //! drainer and drains until no kick arrived during its last pass. So exactly one
 //! thread drains a queue at a time (packets are processed once, in index order),
 //! no kick is lost, and the other ringing threads return at once.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
