@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 mod common;
-use common::{cli, repo, shim};
+use common::{Kill, cli, repo, shim, wait_within};
 
 /// A program that has not exited after this long is hung.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -159,18 +159,7 @@ fn run_over(name: &str, tag: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
     let pid = child.id();
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_within(&mut child, RUN_TIMEOUT, Kill::Child);
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     let facts = stdout
