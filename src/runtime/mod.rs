@@ -11,7 +11,8 @@
 //! [`crate::real`], never through the exports.
 //!
 //! Failure policy: an entry point this runtime does not implement fails closed
-//! with an HSA error and a log line naming it (see [`crate::interpose`]).
+//! with an HSA error and a log line naming it (the exports do that, above
+//! this layer).
 #![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod agents;
