@@ -13,6 +13,7 @@
 //! | --- | --- | --- |
 //! | 0..4 | phase | [`Phase`]: uninitialised, initialising, ready, finished, forked child, failed |
 //! | 4..6 | mode | what the trampolines route: virtual, intercept, observe |
+//! | 6..8, 8..10 | helper threads | the event thread's and the completion thread's: none, starting, running, failed |
 //! | 32..64 | references (ready, finished, forked) or the failure's status (failed) | |
 //!
 //! Transitions (nothing else changes the phase):
@@ -30,6 +31,10 @@
 //! failed build is final, and every later `hsa_init` returns its status.
 //! `Finished` (the exit handler ran) and `ForkedChild` (a child process of a
 //! `fork` after `hsa_init`) still answer calls, but never write the capture.
+//!
+//! The helper threads (the event thread, the completion thread) start the
+//! first time they are needed, once per process ([`helper_thread`]); a forked
+//! child, which inherits none of its parent's threads, starts its own.
 //!
 //! The mode is set while initialising (before the real `hsa_init` runs, so a
 //! callback it makes already reaches the real runtime) and cleared again if
@@ -65,6 +70,12 @@ const MODE_SHIFT: u32 = 4;
 const MODE_MASK: u64 = 0x3 << MODE_SHIFT;
 const HIGH_SHIFT: u32 = 32;
 const LOW_MASK: u64 = (1 << HIGH_SHIFT) - 1;
+
+const HELPER_MASK: u64 = 0xf << 6;
+const HELPER_NONE: u64 = 0;
+const HELPER_STARTING: u64 = 1;
+const HELPER_RUNNING: u64 = 2;
+const HELPER_FAILED: u64 = 3;
 
 const MODE_VIRTUAL: u64 = 0;
 const MODE_INTERCEPT: u64 = 1;
@@ -304,12 +315,67 @@ pub fn finish() -> bool {
     .is_ok()
 }
 
-/// The child side of `fork`: a built runtime becomes a forked child's. Only
-/// atomic operations (async-signal-safe).
+/// The child side of `fork`: a built runtime becomes a forked child's, with
+/// no helper thread (the child has none of its parent's threads). Only atomic
+/// operations (async-signal-safe).
 pub fn forked_child() {
     let _ = WORD.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
-        built(phase_of(w)).then(|| with_phase(w, Phase::ForkedChild))
+        built(phase_of(w)).then(|| with_phase(w & !HELPER_MASK, Phase::ForkedChild))
     });
+}
+
+/// A helper thread of the runtime, started on first use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Helper {
+    /// `runtime::events`: async handlers and blocked queues.
+    Events,
+    /// `runtime::completion`: deferred completion (`SOFTGPU_COMPLETION=thread`).
+    Completion,
+}
+
+impl Helper {
+    fn shift(self) -> u32 {
+        match self {
+            Helper::Events => 6,
+            Helper::Completion => 8,
+        }
+    }
+}
+
+/// Whether `which` runs in this process, starting it with `spawn` (which
+/// returns whether the thread started) the first time. Exactly one caller
+/// spawns; a concurrent caller waits for its answer. A failure is final for
+/// the process. Once running this is one atomic load.
+pub fn helper_thread(which: Helper, spawn: impl FnOnce() -> bool) -> bool {
+    let shift = which.shift();
+    let mut spawn = Some(spawn);
+    loop {
+        let w = WORD.load(Ordering::Acquire);
+        match (w >> shift) & 3 {
+            HELPER_RUNNING => return true,
+            HELPER_FAILED => return false,
+            HELPER_STARTING => std::thread::yield_now(),
+            _ => {
+                let starting = (w & !(3 << shift)) | (HELPER_STARTING << shift);
+                if WORD
+                    .compare_exchange(w, starting, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    let ok = spawn.take().is_some_and(|f| f());
+                    let state = if ok { HELPER_RUNNING } else { HELPER_FAILED };
+                    let _ = WORD.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                        Some((w & !(3 << shift)) | (state << shift))
+                    });
+                    return ok;
+                }
+            }
+        }
+    }
+}
+
+/// Whether `which` was started (or is starting) in this process.
+pub fn helper_started(which: Helper) -> bool {
+    (WORD.load(Ordering::Acquire) >> which.shift()) & 3 != HELPER_NONE
 }
 
 /// Test support: back to uninitialised (unit tests run the state machine in
@@ -431,6 +497,42 @@ mod tests {
         assert!(observing(), "the mode survives finishing");
         assert_eq!(begin_init(), Ok(Begin::Referenced));
         assert_eq!(release(), Ok(1));
+    }
+
+    #[test]
+    fn a_helper_thread_starts_once_a_failure_is_final_and_a_forked_child_starts_its_own() {
+        let _g = lock();
+        assert_eq!(begin_init(), Ok(Begin::Build));
+        ready();
+        let spawned = std::sync::atomic::AtomicU32::new(0);
+        let spawn = || {
+            spawned.fetch_add(1, Ordering::Relaxed);
+            true
+        };
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| assert!(helper_thread(Helper::Events, spawn)));
+            }
+        });
+        assert_eq!(spawned.load(Ordering::Relaxed), 1, "started exactly once");
+        assert!(
+            !helper_started(Helper::Completion),
+            "each helper on its own"
+        );
+        assert!(!helper_thread(Helper::Completion, || false));
+        assert!(
+            !helper_thread(Helper::Completion, || unreachable!()),
+            "a failure is final"
+        );
+        assert_eq!(state().refs, 1, "the helpers leave the references alone");
+        forked_child();
+        assert!(!helper_started(Helper::Events) && !helper_started(Helper::Completion));
+        assert!(
+            helper_thread(Helper::Events, spawn),
+            "the child starts its own"
+        );
+        assert_eq!(spawned.load(Ordering::Relaxed), 2);
+        assert!(in_forked_child() && answering());
     }
 
     #[test]
