@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 mod common;
-use common::{cli, repo, shim};
+use common::{Kill, cli, repo, shim, wait_within};
 
 /// A program that has not exited after this long is hung.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -159,18 +159,7 @@ fn run_over(name: &str, tag: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
     let pid = child.id();
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_within(&mut child, RUN_TIMEOUT, Kill::Child);
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     let facts = stdout
@@ -1144,6 +1133,36 @@ fn runtime_api_semantics_hold_and_a_fail_closed_entry_point_logs_its_name() {
     );
 }
 
+/// The lifecycle (`integration/lifecycle.c`): calls before `hsa_init` and after the last
+/// `hsa_shut_down` say `HSA_STATUS_ERROR_NOT_INITIALIZED`; eight threads calling `hsa_init` at
+/// once all succeed (the runtime is built once) and eight calling `hsa_shut_down` at once all
+/// succeed; a new `hsa_init` brings it back; an exit handler that runs after SoftGPU's own
+/// (which finalised the capture) is still answered, and its dispatch-free calls do not disturb
+/// the finalised capture.
+#[test]
+fn early_late_and_concurrent_init_and_shut_down_are_answered_by_the_state_they_find() {
+    let run = run("lifecycle");
+    for fact in ["early", "concurrent", "late", "again", "at_exit"] {
+        assert_eq!(run.fact(fact), "ok", "{fact}\n{}", run.context());
+    }
+    assert_eq!(
+        run.records.len() as u64,
+        run.fact_u64("dispatches"),
+        "one record per dispatch of both lives\n{}",
+        run.context()
+    );
+    assert!(
+        run.records.iter().all(|r| r["status"] == "validated"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !run.stderr.contains("panic"),
+        "no panic may reach the log\n{}",
+        run.context()
+    );
+}
+
 /// The image extension (`integration/images.c`): every format's capability on every geometry,
 /// data sizes with and without a layout, the descriptors behind image and sampler handles,
 /// import, export, copy and clear checked byte for byte in the linear layout (padding and gaps
@@ -2008,17 +2027,8 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
             .unwrap();
         assert!(st.success(), "kill -{sig} {pid}");
     }
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            panic!("endings {mode} did not end within {RUN_TIMEOUT:?} (hung)");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = common::wait_within(&mut child, RUN_TIMEOUT, common::Kill::Child)
+        .unwrap_or_else(|| panic!("endings {mode} did not end within {RUN_TIMEOUT:?} (hung)"));
     let stdout = out_t.join().unwrap();
     Ended {
         status,

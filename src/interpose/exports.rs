@@ -7,7 +7,7 @@
 //! The functions here carry their C names but ordinary Rust symbols: the
 //! `hsa_*` ELF symbols, versioned `ROCR_1`, are aliases made in
 //! [`super::entry_points!`], so the table there is the single export list.
-
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{CStr, c_char, c_void};

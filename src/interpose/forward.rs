@@ -1,11 +1,12 @@
 //! Forwarding to a real ROCr below the shim (`intercept` and `observe` modes).
 //!
 //! **Resolution.** At the first `hsa_init` in a forwarding mode the real
-//! runtime's functions are resolved once, eagerly: from the
-//! `libhsa-runtime64.so.1` already loaded (when that is not the shim itself),
-//! else from the next definition after the shim (`RTLD_NEXT`). Each entry
-//! point's address is kept in its `table::real` slot; a function the real
-//! runtime lacks stays 0 and its calls fail closed with an error naming it.
+//! runtime's functions are resolved once, eagerly, in the library that
+//! [`crate::real::find`] finds. Each entry point's address is kept in its
+//! `table::real` slot; a function the real runtime lacks stays 0 and its
+//! calls fail closed with an error naming it. The runtime reaches this module
+//! only through the [`crate::real::Below`] interface ([`FORWARD`]), which the
+//! library constructor registers.
 //!
 //! **Routing.** Every export's trampoline reads its `table::slot`: non-zero
 //! means "tail-jump to the real function". [`install`] fills the slots of the
@@ -26,13 +27,16 @@
 //! in the process appends one JSON line to PATH at exit (see [`write_counts`]).
 //! The tests load a second copy of SoftGPU as the "real" runtime and check
 //! that every forwarded call arrived there.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::cell::Cell;
-use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::ffi::{CStr, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::abi::{AgentInfo, SymbolInfo};
 use crate::config::Mode;
+use crate::lifecycle;
+pub use crate::real::{RealAgent, RealKernel, Resolved};
 
 /// One entry point's state (generated in [`super::table`]).
 pub struct Entry {
@@ -52,11 +56,6 @@ pub static COUNTING: AtomicBool = AtomicBool::new(false);
 /// The environment variable naming the call-count report file.
 pub const CALL_COUNTS_VAR: &CStr = c"SOFTGPU_CALL_COUNTS";
 
-const ACTIVE_VIRTUAL: u8 = 0;
-const ACTIVE_INTERCEPT: u8 = 1;
-const ACTIVE_OBSERVE: u8 = 2;
-static ACTIVE: AtomicU8 = AtomicU8::new(ACTIVE_VIRTUAL);
-
 /// Calls into the shim made while the same thread was inside a call into the
 /// real runtime.
 pub static REENTRIES: AtomicU64 = AtomicU64::new(0);
@@ -65,30 +64,26 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// The mode now in force (never `Auto`).
+/// The mode now in force (never `Auto`): the lifecycle word's.
 #[inline]
 pub fn active() -> Mode {
-    match ACTIVE.load(Ordering::Acquire) {
-        ACTIVE_INTERCEPT => Mode::Intercept,
-        ACTIVE_OBSERVE => Mode::Observe,
-        _ => Mode::Virtual,
-    }
+    lifecycle::mode()
 }
 
 /// Whether a real runtime is below the shim (intercept or observe).
 #[inline]
 pub fn forwarding() -> bool {
-    ACTIVE.load(Ordering::Relaxed) != ACTIVE_VIRTUAL
+    lifecycle::forwarding()
 }
 
 #[inline]
 pub fn intercepting() -> bool {
-    ACTIVE.load(Ordering::Relaxed) == ACTIVE_INTERCEPT
+    lifecycle::intercepting()
 }
 
 #[inline]
 pub fn observing() -> bool {
-    ACTIVE.load(Ordering::Relaxed) == ACTIVE_OBSERVE
+    lifecycle::observing()
 }
 
 /// Called at the top of shim-answered exports in a forwarding mode: counts a
@@ -210,103 +205,13 @@ pub fn answered_by_shim(mode: Mode, name: &str) -> bool {
     }
 }
 
-const RTLD_NEXT: *mut c_void = -1isize as *mut c_void;
-const RTLD_DEFAULT: *mut c_void = std::ptr::null_mut();
-const RTLD_NOLOAD: i32 = 4;
-
-/// Base address of the object that contains `addr`, or 0.
-fn object_base(addr: *const c_void) -> usize {
-    if addr.is_null() {
-        return 0;
-    }
-    // SAFETY: dladdr only reads the loader's tables for `addr` and writes the
-    // Dl_info we own; a zeroed Dl_info is a valid value for it to overwrite.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr, &mut info) == 0 {
-            return 0;
-        }
-        info.dli_fbase as usize
-    }
-}
-
-fn own_base() -> usize {
-    object_base(own_base as *const c_void)
-}
-
-fn lookup(handle: *mut c_void, name: &str) -> usize {
-    let Ok(c) = CString::new(name) else { return 0 };
-    // SAFETY: `handle` is RTLD_DEFAULT, RTLD_NEXT or a handle returned by
-    // dlopen that we never close; names are NUL-terminated. dlvsym/dlsym only
-    // read the loader's tables.
-    unsafe {
-        let p = libc::dlvsym(handle, c.as_ptr(), c"ROCR_1".as_ptr());
-        if !p.is_null() {
-            return p as usize;
-        }
-        libc::dlsym(handle, c.as_ptr()) as usize
-    }
-}
-
-/// Whether this copy of SoftGPU is *below* another definition of `hsa_init`
-/// (a second copy loaded as the "real" runtime, as the tests do). Such a copy
-/// acts as a plain virtual runtime: no capture, no exit summary.
-pub fn shadowed() -> bool {
-    let first = lookup(RTLD_DEFAULT, "hsa_init");
-    first != 0 && object_base(first as *const c_void) != own_base()
-}
-
-/// Where the real runtime was found.
-#[derive(Debug)]
-pub struct Resolved {
-    pub source: String,
-    pub found: usize,
-    pub missing: Vec<&'static str>,
-}
-
 /// Resolve every entry point in the real runtime, once. Fills `table::real`.
 pub fn resolve() -> Result<Resolved, String> {
-    let own = own_base();
-    // SAFETY: RTLD_NOLOAD only returns a handle to an object already loaded;
-    // it never runs constructors. The handle is never closed.
-    let loaded = unsafe {
-        libc::dlopen(
-            c"libhsa-runtime64.so.1".as_ptr(),
-            libc::RTLD_NOW | RTLD_NOLOAD,
-        )
-    };
-    let mut handle = std::ptr::null_mut();
-    let mut source = String::new();
-    if !loaded.is_null() {
-        let init = lookup(loaded, "hsa_init");
-        if init != 0 && object_base(init as *const c_void) != own {
-            handle = loaded;
-            source = object_name(init).unwrap_or_else(|| "libhsa-runtime64.so.1".into());
-        }
-    }
-    if handle.is_null() {
-        let init = lookup(RTLD_NEXT, "hsa_init");
-        if init != 0 && object_base(init as *const c_void) != own {
-            handle = RTLD_NEXT;
-            source = object_name(init).unwrap_or_else(|| "the next hsa_init after the shim".into());
-        }
-    }
-    if handle.is_null() {
-        return Err(
-            "no real HSA runtime: libhsa-runtime64.so.1 is not loaded (or is SoftGPU itself) and no hsa_init follows the shim"
-                .into(),
-        );
-    }
+    let lib = crate::real::find()?;
     let mut found = 0;
     let mut missing = Vec::new();
     for e in super::table::ENTRIES {
-        let p = lookup(handle, e.name);
-        if p != 0 && object_base(p as *const c_void) == own {
-            // Never forward to ourselves.
-            e.real.store(0, Ordering::Release);
-            missing.push(e.name);
-            continue;
-        }
+        let p = lib.symbol(e.name);
         e.real.store(p, Ordering::Release);
         if p == 0 {
             missing.push(e.name);
@@ -315,26 +220,10 @@ pub fn resolve() -> Result<Resolved, String> {
         }
     }
     Ok(Resolved {
-        source,
+        source: lib.source,
         found,
         missing,
     })
-}
-
-fn object_name(addr: usize) -> Option<String> {
-    // SAFETY: as in object_base; dli_fname, when non-null, is a NUL-terminated
-    // string owned by the loader for as long as the object stays loaded.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
-            return None;
-        }
-        Some(
-            CStr::from_ptr(info.dli_fname)
-                .to_string_lossy()
-                .into_owned(),
-        )
-    }
 }
 
 /// Route the pass-through entries of `mode` to the real runtime. Entries the
@@ -346,12 +235,7 @@ pub fn install(mode: Mode) {
             Ordering::Release,
         );
     }
-    let v = match mode {
-        Mode::Intercept => ACTIVE_INTERCEPT,
-        Mode::Observe => ACTIVE_OBSERVE,
-        Mode::Auto | Mode::Virtual => ACTIVE_VIRTUAL,
-    };
-    ACTIVE.store(v, Ordering::Release);
+    lifecycle::set_mode(mode);
 }
 
 /// Where an entry's trampoline goes in `mode`: 0 (the shim's own function),
@@ -369,7 +253,7 @@ fn slot_target(mode: Mode, name: &str, real: usize, missing: extern "C" fn() -> 
 
 /// Back to the virtual runtime: every slot 0.
 pub fn uninstall() {
-    ACTIVE.store(ACTIVE_VIRTUAL, Ordering::Release);
+    lifecycle::set_mode(Mode::Virtual);
     for e in super::table::ENTRIES {
         e.slot.store(0, Ordering::Release);
     }
@@ -429,87 +313,7 @@ pub fn write_counts(role: &str, mode: &str) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_function_the_real_runtime_lacks_fails_closed_and_is_never_the_shims_own() {
-        let e = super::super::table::ENTRIES
-            .iter()
-            .find(|e| e.name == "hsa_amd_vmem_map")
-            .unwrap();
-        // Missing below: the generated stand-in, which returns an error.
-        let t = slot_target(Mode::Intercept, e.name, 0, e.missing);
-        assert_eq!(t, e.missing as usize);
-        assert_eq!((e.missing)(), crate::abi::HsaStatus::ERROR.0);
-        // Present below: the real function.
-        assert_eq!(
-            slot_target(Mode::Intercept, e.name, 0x1234, e.missing),
-            0x1234
-        );
-        // A shim-answered entry never jumps anywhere, real or not.
-        let q = super::super::table::ENTRIES
-            .iter()
-            .find(|e| e.name == "hsa_queue_create")
-            .unwrap();
-        assert_eq!(slot_target(Mode::Intercept, q.name, 0x1234, q.missing), 0);
-        assert_eq!(slot_target(Mode::Observe, q.name, 0x1234, q.missing), 0);
-    }
-
-    #[test]
-    fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
-        for e in super::super::table::ENTRIES {
-            assert!(answered_by_shim(Mode::Virtual, e.name));
-        }
-        for name in [
-            "hsa_queue_create",
-            "hsa_queue_add_write_index_screlease",
-            "hsa_signal_store_screlease",
-            "hsa_signal_load_scacquire",
-            "hsa_executable_freeze",
-            "hsa_amd_queue_cu_set_mask",
-        ] {
-            assert!(answered_by_shim(Mode::Intercept, name), "{name}");
-        }
-        for name in [
-            "hsa_agent_get_info",
-            "hsa_amd_memory_pool_allocate",
-            "hsa_signal_create",
-            "hsa_soft_queue_create",
-        ] {
-            assert!(!answered_by_shim(Mode::Intercept, name), "{name}");
-        }
-        // Observe keeps the real queues: only doorbell-capable writes are seen.
-        assert!(answered_by_shim(
-            Mode::Observe,
-            "hsa_signal_store_screlease"
-        ));
-        assert!(!answered_by_shim(
-            Mode::Observe,
-            "hsa_signal_load_scacquire"
-        ));
-        assert!(!answered_by_shim(
-            Mode::Observe,
-            "hsa_queue_add_write_index_screlease"
-        ));
-    }
-}
-
 // ------------------------------------------------------------ typed real calls
-
-/// One agent of the real runtime.
-#[derive(Clone, Debug)]
-pub struct RealAgent {
-    pub handle: u64,
-    pub gpu: bool,
-    /// `HSA_AGENT_INFO_NAME` (`gfx90a`, or the CPU's name).
-    pub name: String,
-    /// `HSA_AMD_AGENT_INFO_PRODUCT_NAME` (empty if not answered).
-    pub product: String,
-    /// `HSA_AGENT_INFO_WORKGROUP_MAX_SIZE` (0 if not answered).
-    pub workgroup_max: u32,
-}
 
 const DEVICE_TYPE_GPU: u32 = 1;
 
@@ -557,17 +361,6 @@ pub fn real_agents() -> Vec<RealAgent> {
             }
         })
         .collect()
-}
-
-/// One kernel symbol of a real executable.
-#[derive(Clone, Debug)]
-pub struct RealKernel {
-    pub agent: u64,
-    pub name: String,
-    pub kernel_object: u64,
-    pub kernarg_size: u32,
-    pub group_segment_size: u32,
-    pub private_segment_size: u32,
 }
 
 const SYMBOL_KIND_KERNEL: u32 = 1;
@@ -636,6 +429,45 @@ pub fn signal_complete(h: u64) {
     let _ = call_real!(hsa_signal_subtract_screlease: fn(u64, i64) -> (); h, 1);
 }
 
+/// The [`crate::real::Below`] the runtime calls, over this module.
+pub struct Forward;
+
+/// Registered by the library constructor.
+pub static FORWARD: Forward = Forward;
+
+impl crate::real::Below for Forward {
+    fn resolve(&self) -> Result<Resolved, String> {
+        resolve()
+    }
+    fn route(&self, mode: Mode) {
+        install(mode);
+    }
+    fn unroute(&self) {
+        uninstall();
+    }
+    fn init(&self) -> u32 {
+        real_init()
+    }
+    fn shut_down(&self) -> u32 {
+        real_shut_down()
+    }
+    fn agents(&self) -> Vec<RealAgent> {
+        real_agents()
+    }
+    fn signal_load(&self, signal: u64) -> i64 {
+        signal_load(signal)
+    }
+    fn signal_complete(&self, signal: u64) {
+        signal_complete(signal)
+    }
+    fn observed(&self) -> crate::real::ObservedCounts {
+        super::observe::total_counts()
+    }
+    fn write_counts(&self, role: &str, mode: &str) {
+        write_counts(role, mode)
+    }
+}
+
 /// `hsa_init` of the real runtime.
 pub fn real_init() -> u32 {
     call_real!(hsa_init: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
@@ -644,4 +476,71 @@ pub fn real_init() -> u32 {
 /// `hsa_shut_down` of the real runtime.
 pub fn real_shut_down() -> u32 {
     call_real!(hsa_shut_down: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_the_real_runtime_lacks_fails_closed_and_is_never_the_shims_own() {
+        let e = super::super::table::ENTRIES
+            .iter()
+            .find(|e| e.name == "hsa_amd_vmem_map")
+            .unwrap();
+        // Missing below: the generated stand-in, which returns an error.
+        let t = slot_target(Mode::Intercept, e.name, 0, e.missing);
+        assert_eq!(t, e.missing as usize);
+        assert_eq!((e.missing)(), crate::abi::HsaStatus::ERROR.0);
+        // Present below: the real function.
+        assert_eq!(
+            slot_target(Mode::Intercept, e.name, 0x1234, e.missing),
+            0x1234
+        );
+        // A shim-answered entry never jumps anywhere, real or not.
+        let q = super::super::table::ENTRIES
+            .iter()
+            .find(|e| e.name == "hsa_queue_create")
+            .unwrap();
+        assert_eq!(slot_target(Mode::Intercept, q.name, 0x1234, q.missing), 0);
+        assert_eq!(slot_target(Mode::Observe, q.name, 0x1234, q.missing), 0);
+    }
+
+    #[test]
+    fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
+        for e in super::super::table::ENTRIES {
+            assert!(answered_by_shim(Mode::Virtual, e.name));
+        }
+        for name in [
+            "hsa_queue_create",
+            "hsa_queue_add_write_index_screlease",
+            "hsa_signal_store_screlease",
+            "hsa_signal_load_scacquire",
+            "hsa_executable_freeze",
+            "hsa_amd_queue_cu_set_mask",
+        ] {
+            assert!(answered_by_shim(Mode::Intercept, name), "{name}");
+        }
+        for name in [
+            "hsa_agent_get_info",
+            "hsa_amd_memory_pool_allocate",
+            "hsa_signal_create",
+            "hsa_soft_queue_create",
+        ] {
+            assert!(!answered_by_shim(Mode::Intercept, name), "{name}");
+        }
+        // Observe keeps the real queues: only doorbell-capable writes are seen.
+        assert!(answered_by_shim(
+            Mode::Observe,
+            "hsa_signal_store_screlease"
+        ));
+        assert!(!answered_by_shim(
+            Mode::Observe,
+            "hsa_signal_load_scacquire"
+        ));
+        assert!(!answered_by_shim(
+            Mode::Observe,
+            "hsa_queue_add_write_index_screlease"
+        ));
+    }
 }

@@ -5,6 +5,7 @@
 //! In the virtual runtime every device address is a host address, so
 //! `query_host_address` answers with the same address for memory the runtime
 //! owns (allocations and loaded code objects) and fails for anything else.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::ffi::c_void;
 

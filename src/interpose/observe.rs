@@ -21,6 +21,7 @@
 //! Gap (documented in DESIGN.md): a program that rings a doorbell by writing
 //! the hardware doorbell register directly, not through `hsa_signal_store_*`,
 //! is not seen at that moment; its packets are captured at the next store.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering};
@@ -32,15 +33,7 @@ use crate::runtime;
 
 const MAX_OBSERVED: usize = 1024;
 
-/// Totals for the exit summary.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ObservedCounts {
-    /// Every packet that is not a barrier (as the CLI counts them).
-    pub dispatches: u64,
-    /// Packets the processor would have rejected (they were forwarded anyway).
-    pub rejected: u64,
-    pub barriers: u64,
-}
+pub use crate::real::ObservedCounts;
 
 struct Side {
     /// Next index to capture: everything below it is captured.
@@ -289,7 +282,7 @@ impl Observed {
                 side.counts.rejected += 1;
             }
             if let Some(p) = side.producer.as_mut() {
-                if !runtime::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+                if !crate::lifecycle::in_forked_child() {
                     p.push(&rec);
                 }
             }

@@ -7,6 +7,7 @@
 //! profiling times, and decrements the completion signal by one. Engines are
 //! keyed by (destination agent, source agent) — or by the engine id HIP 6.4
 //! passes — and start when first used.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};

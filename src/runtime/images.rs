@@ -24,6 +24,7 @@
 //!   Regions are checked against the image's extents (ROCr does not check):
 //!   an out-of-bounds region is `HSA_STATUS_ERROR_INVALID_ARGUMENT`, never a
 //!   write outside the image.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod texel;
 

@@ -1,6 +1,7 @@
 //! Memory the virtual runtime hands out. Every pool is host memory; the
 //! registry remembers each allocation so frees are checked and kernarg
 //! addresses can be classified (`softgpu` vs `foreign_opaque`) in captures.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::alloc::Layout;
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@
 //! drainer and drains until no kick arrived during its last pass. So exactly one
 //! thread drains a queue at a time (packets are processed once, in index order),
 //! no kick is lost, and the other ringing threads return at once.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -23,7 +24,8 @@ use crate::aql::{
     DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
 };
 use crate::capture::QueueProducer;
-use crate::interpose::forward;
+use crate::lifecycle;
+use crate::real;
 
 pub const MAX_QUEUES: usize = 1024;
 const SLOT: usize = 512;
@@ -411,7 +413,7 @@ impl SignalOps for RuntimeSignals {
         // Over a real runtime (intercept), completion and dependency signals
         // are the real runtime's: they cannot be validated without calling
         // it, so any non-null handle is taken as live.
-        signals::lookup(handle).is_some() || (handle != 0 && forward::intercepting())
+        signals::lookup(handle).is_some() || (handle != 0 && lifecycle::intercepting())
     }
     #[inline]
     fn load(&self, handle: u64) -> i64 {
@@ -421,7 +423,7 @@ impl SignalOps for RuntimeSignals {
             // one call into the real runtime made with a lock held (this
             // queue's drain lock); a signal load never calls back into the
             // program or the shim, so it cannot re-enter that lock.
-            None if forward::intercepting() => forward::signal_load(handle),
+            None if lifecycle::intercepting() => real::below().map_or(0, |b| b.signal_load(handle)),
             None => 0,
         }
     }
@@ -475,7 +477,7 @@ impl RecordSink for Sink<'_> {
         if let Some(p) = self.producer.as_deref_mut() {
             // A forked child has no writer thread and must never write into its
             // parent's capture: it stops capturing (counts still kept).
-            if !super::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+            if !lifecycle::in_forked_child() {
                 p.push(rec);
             }
         }
@@ -553,7 +555,7 @@ impl VirtualQueue {
         // Over a real runtime, a pass takes at most as many packets as it can
         // hold real completions for, so they are all completed, in order,
         // right after it; the caller runs another pass for the rest.
-        let cap = if forward::intercepting() {
+        let cap = if lifecycle::intercepting() {
             side.state.observed_through + AFTER_DRAIN as u64
         } else {
             u64::MAX
@@ -587,8 +589,10 @@ impl VirtualQueue {
         // Real completion signals (intercept): decremented by the real
         // runtime now that no lock of ours is held, in processing order.
         let after = signals.after.into_inner();
-        for &h in &after.handles[..after.len] {
-            forward::signal_complete(h);
+        if let Some(below) = real::below() {
+            for &h in &after.handles[..after.len] {
+                below.signal_complete(h);
+            }
         }
         // Another pass at once: the pass stopped at its cap, or a barrier
         // may be waiting for a real signal just completed.

@@ -14,6 +14,7 @@
 //! when somebody sleeps, so the doorbell path pays one atomic add otherwise.
 //! Sleeps are also capped, so a value written straight through
 //! `hsa_amd_signal_value_pointer` is still seen.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
 use std::sync::OnceLock;

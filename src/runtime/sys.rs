@@ -1,5 +1,6 @@
 //! Thin, argued wrappers over the few syscalls the runtime needs: a monotonic
 //! clock, futex wait/wake, anonymous mappings, the thread id.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::atomic::AtomicU32;
 
