@@ -753,9 +753,13 @@ pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, s
         if dst.is_null() || src.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        // SAFETY: every virtual-runtime address is host memory; HSA requires
-        // both ranges to be valid for `size` bytes. `copy` tolerates overlap.
-        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, size) };
+        // Agent addresses of locked memory are inaccessible reservations:
+        // `copy_now` translates them back to the host pages first.
+        let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
+        // SAFETY: HSA requires both ranges to be valid for `size` bytes, as
+        // host memory or as agent addresses of locked memory, which
+        // `copy_now` translates (copy_now's contract).
+        unsafe { runtime::copies::copy_now(&rect) };
         Ok(())
     })
 }
@@ -766,11 +770,17 @@ fn sig(h: HsaSignal) -> Option<&'static signals::SignalSlot> {
     signals::lookup(h.handle)
 }
 
-fn bad_signal(name: &'static str, h: HsaSignal) {
-    tracing::error!(
-        "softgpu: {name}: {:#x} is not a live signal; ignored",
-        h.handle
-    );
+/// A value operation on a handle that is not a live signal: logged, rate
+/// limited per function (a program that polls a dead signal must not flood
+/// the log), and answered with an error value (see `signals::ERROR_VALUE`).
+macro_rules! bad_signal {
+    ($name:expr, $h:expr) => {
+        $crate::error_limited!(
+            "softgpu: {}: {:#x} is not a live signal; refused",
+            $name,
+            $h.handle
+        )
+    };
 }
 
 pub unsafe extern "C" fn hsa_signal_create(
@@ -878,7 +888,17 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
         if count == 0 || sigs.is_null() || conds.is_null() || values.is_null() {
             return u32::MAX;
         }
-        let mut watch = Vec::with_capacity(count as usize);
+        // No program can wait on more live signals than exist: a larger count
+        // is refused before anything is read or allocated (u32::MAX once asked
+        // for a 103 GB vector, and the allocation failure aborted the host).
+        if count as usize > signals::MAX_SIGNALS {
+            crate::error_limited!(
+                "softgpu: hsa_amd_signal_wait_any: {count} signals is more than can exist ({}); refused",
+                signals::MAX_SIGNALS
+            );
+            return u32::MAX;
+        }
+        let mut watch = Vec::new();
         for i in 0..count as usize {
             // SAFETY: the caller passes three arrays of `count` elements.
             let (s, c, v) = unsafe {
@@ -889,7 +909,7 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
                 )
             };
             let Some(slot) = sig(s) else {
-                bad_signal("hsa_amd_signal_wait_any", s);
+                bad_signal!("hsa_amd_signal_wait_any", s);
                 return u32::MAX;
             };
             watch.push((slot, SignalCondition(c), v));
@@ -930,13 +950,13 @@ fn after_write(slot: &signals::SignalSlot) {
 macro_rules! signal_loads {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(s: HsaSignal) -> i64 {
-            value(stringify!($name), 0, || match sig(s) {
+            value(stringify!($name), signals::ERROR_VALUE, || match sig(s) {
                 Some(slot) => slot.value.load($ord),
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    call_real!($name: fn(HsaSignal) -> i64; s).unwrap_or(0)
+                    call_real!($name: fn(HsaSignal) -> i64; s).unwrap_or(signals::ERROR_VALUE)
                 }
-                None => { bad_signal(stringify!($name), s); 0 }
+                None => { bad_signal!(stringify!($name), s); signals::ERROR_VALUE }
             })
         }
     )*};
@@ -965,7 +985,7 @@ macro_rules! signal_stores {
                         real(v);
                     }
                 }
-                None => bad_signal(stringify!($name), s),
+                None => bad_signal!(stringify!($name), s),
             })
         }
     )*};
@@ -1009,7 +1029,7 @@ macro_rules! signal_rmw {
                 None if forward::forwarding() => forward_write(s.handle, || {
                     let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
                 }),
-                None => bad_signal(stringify!($name), s),
+                None => bad_signal!(stringify!($name), s),
             })
         }
     )*};
@@ -1049,16 +1069,16 @@ signal_rmw! { fetch_xor:
 macro_rules! signal_exchange {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(s: HsaSignal, v: i64) -> i64 {
-            value(stringify!($name), 0, || match sig(s) {
+            value(stringify!($name), signals::ERROR_VALUE, || match sig(s) {
                 Some(slot) => {
                     let old = slot.value.swap(v, $ord);
                     after_write(slot);
                     old
                 }
                 None if forward::forwarding() => forward_write(s.handle, || {
-                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(0)
+                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(signals::ERROR_VALUE)
                 }),
-                None => { bad_signal(stringify!($name), s); 0 }
+                None => { bad_signal!(stringify!($name), s); signals::ERROR_VALUE }
             })
         }
     )*};
@@ -1074,15 +1094,18 @@ signal_exchange! {
 macro_rules! signal_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(s: HsaSignal, expected: i64, v: i64) -> i64 {
-            value(stringify!($name), 0, || match sig(s) {
+            // On error: a value other than `expected`, so the caller never
+            // takes the exchange as done.
+            let refused = expected.wrapping_add(1);
+            value(stringify!($name), refused, || match sig(s) {
                 Some(slot) => match slot.value.compare_exchange(expected, v, $ok, $fail) {
                     Ok(old) => { after_write(slot); old }
                     Err(old) => old,
                 },
                 None if forward::forwarding() => forward_write(s.handle, || {
-                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(0)
+                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(refused)
                 }),
-                None => { bad_signal(stringify!($name), s); 0 }
+                None => { bad_signal!(stringify!($name), s); refused }
             })
         }
     )*};
@@ -1101,14 +1124,16 @@ signal_cas! {
 macro_rules! signal_waits {
     ($($name:ident),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(s: HsaSignal, cond: u32, compare: i64, timeout: u64, _state: u32) -> i64 {
-            value(stringify!($name), 0, || match sig(s) {
+            // On error: a value that does not satisfy the condition.
+            let refused = signals::refused_wait_value(SignalCondition(cond), compare);
+            value(stringify!($name), refused, || match sig(s) {
                 Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
                 None if forward::forwarding() => {
                     forward::note_entry();
                     call_real!($name: fn(HsaSignal, u32, i64, u64, u32) -> i64;
-                        s, cond, compare, timeout, _state).unwrap_or(0)
+                        s, cond, compare, timeout, _state).unwrap_or(refused)
                 }
-                None => { bad_signal(stringify!($name), s); 0 }
+                None => { bad_signal!(stringify!($name), s); refused }
             })
         }
     )*};
@@ -1158,7 +1183,7 @@ pub unsafe extern "C" fn hsa_queue_create(
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         };
         let q = shim_queue(rt, size, queue_type, Topology::agent_index(a) as u32, out)?;
-        write_out(out, q.slot as *const queues::QueueSlot as *mut c_void)
+        write_out(out, q.slot() as *const queues::QueueSlot as *mut c_void)
     })
 }
 
@@ -1235,11 +1260,11 @@ unsafe fn queue_create_forwarding(
         (Mode::Intercept, Some(agent_index)) => {
             let q = shim_queue(rt, size, queue_type, agent_index, out)?;
             tracing::debug!(
-                queue = q.queue_id,
+                queue = q.queue_id(),
                 "softgpu: intercept: the shim owns the queue created on real agent {:#x}",
                 agent.handle
             );
-            write_out(out, q.slot as *const queues::QueueSlot as *mut c_void)
+            write_out(out, q.slot() as *const queues::QueueSlot as *mut c_void)
         }
         (Mode::Observe, Some(agent_index)) => {
             forward_it()?;
@@ -1286,27 +1311,37 @@ pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     })
 }
 
+/// The read index a load answers when it cannot read a live queue: 0, which
+/// claims that nothing was consumed.
+const REFUSED_READ_INDEX: u64 = 0;
+/// The write index a load or `add_write_index` answers when it cannot act on
+/// a live queue: an index no queue ever reaches, so no two producers are ever
+/// handed the same slot (a fallback of 0 did that).
+const REFUSED_WRITE_INDEX: u64 = u64::MAX;
+
 /// An index operation on a shim queue; `None` when `q` is not one (the
-/// caller forwards it in intercept mode).
+/// caller forwards it in intercept mode). `refused` is what the export
+/// answers on an error (a forged or destroyed queue, an internal panic).
 fn queue_field(
     name: &'static str,
     q: *const c_void,
     f: impl FnOnce(&AtomicU64) -> u64,
     write: bool,
+    refused: u64,
 ) -> Option<u64> {
-    value(name, Some(0), || match queues::lookup(q as u64) {
+    value(name, Some(refused), || match queues::lookup(q as u64) {
         Some(vq) => Some(f(if write {
-            &vq.slot.write_dispatch_id
+            &vq.slot().write_dispatch_id
         } else {
-            &vq.slot.read_dispatch_id
+            &vq.slot().read_dispatch_id
         })),
         None if forward::forwarding() => {
             forward::note_entry();
             None
         }
         None => {
-            tracing::error!("softgpu: {name}: {q:p} is not a live SoftGPU queue");
-            Some(0)
+            crate::error_limited!("softgpu: {name}: {q:p} is not a live SoftGPU queue; refused");
+            Some(refused)
         }
     })
 }
@@ -1314,8 +1349,9 @@ fn queue_field(
 macro_rules! queue_loads {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void) -> u64 {
-            queue_field(stringify!($name), q, |a| a.load($ord), $write).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void) -> u64; q).unwrap_or(0)
+            let refused = if $write { REFUSED_WRITE_INDEX } else { REFUSED_READ_INDEX };
+            queue_field(stringify!($name), q, |a| a.load($ord), $write, refused).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void) -> u64; q).unwrap_or(refused)
             })
         }
     )*};
@@ -1333,7 +1369,8 @@ queue_loads! {
 macro_rules! queue_stores {
     ($($name:ident => $write:expr, $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) {
-            if queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write).is_none() {
+            // void: an error is surfaced by the (rate-limited) log line only.
+            if queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write, 0).is_none() {
                 let _ = call_real!($name: fn(*const c_void, u64) -> (); q, v);
             }
         }
@@ -1352,8 +1389,8 @@ queue_stores! {
 macro_rules! queue_adds {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
-            queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void, u64) -> u64; q, v).unwrap_or(0)
+            queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true, REFUSED_WRITE_INDEX).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void, u64) -> u64; q, v).unwrap_or(REFUSED_WRITE_INDEX)
             })
         }
     )*};
@@ -1372,10 +1409,13 @@ queue_adds! {
 macro_rules! queue_cas {
     ($($name:ident => $ok:expr, $fail:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, expected: u64, v: u64) -> u64 {
+            // On error: a value other than `expected`, so no caller takes the
+            // exchange as done.
+            let refused = !expected;
             queue_field(stringify!($name), q, |a| match a.compare_exchange(expected, v, $ok, $fail) {
                 Ok(o) | Err(o) => o,
-            }, true).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void, u64, u64) -> u64; q, expected, v).unwrap_or(0)
+            }, true, refused).unwrap_or_else(|| {
+                call_real!($name: fn(*const c_void, u64, u64) -> u64; q, expected, v).unwrap_or(refused)
             })
         }
     )*};
@@ -1454,7 +1494,12 @@ fn read_deps(n: u32, deps: *const HsaSignal) -> Result<Vec<u64>, HsaStatus> {
     if deps.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
-    let mut v = Vec::with_capacity(n as usize);
+    // Every dependency must be a live signal, so more than can exist is
+    // refused before anything is read or allocated.
+    if n as usize > signals::MAX_SIGNALS {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let mut v = Vec::new();
     for i in 0..n as usize {
         // SAFETY: the caller passes an array of `n` signals.
         let s = unsafe { deps.add(i).read_unaligned() };
@@ -1490,7 +1535,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
         let deps = read_deps(num_deps, deps)?;
         let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
         let key = (d * 64 + s) as u64;
-        if runtime::copies::submit(key, rect, deps, completion.handle) {
+        // SAFETY: the HSA copy contract: both ranges stay valid until the
+        // completion signal is decremented (submit's contract).
+        if unsafe { runtime::copies::submit(key, rect, deps, completion.handle) } {
             Ok(())
         } else {
             Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
@@ -1570,7 +1617,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
             slices: r.z.max(1) as u64,
         };
         let key = 0x1000 + (a as u64) * 8 + dir as u64;
-        if runtime::copies::submit(key, rect, deps, completion.handle) {
+        // SAFETY: the HSA copy contract: both ranges stay valid until the
+        // completion signal is decremented (submit's contract).
+        if unsafe { runtime::copies::submit(key, rect, deps, completion.handle) } {
             Ok(())
         } else {
             Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
@@ -1584,7 +1633,9 @@ pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count
         if ptr.is_null() || (ptr as usize) % 4 != 0 {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        runtime::copies::fill_now(ptr as u64, value, count as u64);
+        // SAFETY: hsa_amd_memory_fill's contract: `ptr` (checked aligned and
+        // non-null) is valid for `count` words (fill_now's contract).
+        unsafe { runtime::copies::fill_now(ptr as u64, value, count as u64) };
         Ok(())
     })
 }
@@ -2319,7 +2370,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_on_engine(
         let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
         // Engine ids are one-hot (HSA_AMD_SDMA_ENGINE_n = 1 << n): one FIFO each.
         let key = 0x2000 + engine_id as u64;
-        if runtime::copies::submit(key, rect, deps, completion.handle) {
+        // SAFETY: the HSA copy contract: both ranges stay valid until the
+        // completion signal is decremented (submit's contract).
+        if unsafe { runtime::copies::submit(key, rect, deps, completion.handle) } {
             Ok(())
         } else {
             Err(HsaStatus::ERROR_OUT_OF_RESOURCES)

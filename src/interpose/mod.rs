@@ -14,6 +14,13 @@
 //! bound to the `ROCR_1` version; unit-test builds leave them out so test
 //! binaries never define `hsa_*` symbols.
 
+// The exports are x86-64 assembly trampolines (System V calling convention,
+// `r11` as scratch): another target needs its own, so it must not build.
+#[cfg(not(target_arch = "x86_64"))]
+compile_error!(
+    "libsoftgpu_hsa's export trampolines (src/interpose/mod.rs) are x86-64 assembly; port `trampoline!` to this target first"
+);
+
 pub mod exports;
 pub mod forward;
 pub mod images;
