@@ -2086,3 +2086,54 @@ fn twenty_thousand_queue_create_destroy_cycles_keep_the_resident_size_bounded() 
         run.context()
     );
 }
+
+#[test]
+fn a_non_utf8_capture_path_is_reported_by_name_and_a_long_bad_value_is_echoed_cut_short() {
+    use std::os::unix::ffi::OsStrExt;
+    // Before: the non-UTF-8 value was taken as unset without a word (the
+    // default path was written), and a bad value was echoed in full.
+    let exe = compile("example_vector");
+    let dir = work_dir("non_utf8_env");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = "y".repeat(100_000);
+    let out = Command::new(&exe)
+        .current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env("SOFTGPU_MODE", "virtual")
+        .env(
+            "SOFTGPU_CAPTURE",
+            std::ffi::OsStr::from_bytes(b"cap-\xff\xfe.sgcap"),
+        )
+        .env("SOFTGPU_LOG", &long)
+        .env_remove("SOFTGPU_SUMMARY")
+        .env_remove("SOFTGPU_LOG_FILE")
+        .env_remove("SOFTGPU_TARGET")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("SOFTGPU_CAPTURE") && l.contains("not UTF-8"))
+            .count(),
+        1,
+        "the non-UTF-8 SOFTGPU_CAPTURE must be reported once by name\n{}",
+        &err[..err.len().min(4000)]
+    );
+    let log_line = err
+        .lines()
+        .find(|l| l.contains("SOFTGPU_LOG"))
+        .unwrap_or_else(|| {
+            panic!(
+                "SOFTGPU_LOG's bad value is not reported\n{}",
+                &err[..err.len().min(4000)]
+            )
+        });
+    assert!(
+        log_line.len() < 400,
+        "the bad value is echoed in a {}-byte line",
+        log_line.len()
+    );
+}
