@@ -16,8 +16,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use super::forward::{self, call_real};
 use super::{observe, status, value};
 use crate::abi::{
-    AgentInfo, AgentPoolInfo, CacheInfo, ExecutableInfo, HsaAgent, HsaSignal, HsaStatus, IsaInfo,
-    PoolInfo, RegionInfo, SignalCondition, SymbolInfo, SystemInfo, WavefrontInfo,
+    AccessDesc, AgentInfo, AgentPoolInfo, CacheInfo, Dim3, DispatchTime, ExecutableInfo, HsaAgent,
+    HsaSignal, HsaStatus, IsaInfo, PitchedPtr, PointerInfo, PoolInfo, RegionInfo, SignalCondition,
+    SymbolInfo, SystemInfo, WavefrontInfo,
 };
 use crate::config::Mode;
 use crate::runtime::agents::{AgentKind, CacheId, Info, InfoError, PoolKind, Topology};
@@ -1433,14 +1434,6 @@ queue_cas! {
 
 // ---------------------------------------------------------------- profiling
 
-/// `hsa_amd_profiling_dispatch_time_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct DispatchTime {
-    pub start: u64,
-    pub end: u64,
-}
-
 /// Times are when the processor took the packet and when it completed it under
 /// the diagnostic contract: they measure SoftGPU, never a kernel.
 pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
@@ -1543,24 +1536,6 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
             Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
         }
     })
-}
-
-/// `hsa_pitched_ptr_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct PitchedPtr {
-    pub base: u64,
-    pub pitch: usize,
-    pub slice: usize,
-}
-
-/// `hsa_dim3_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Dim3 {
-    pub x: u32,
-    pub y: u32,
-    pub z: u32,
 }
 
 pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
@@ -1686,20 +1661,6 @@ pub unsafe extern "C" fn hsa_amd_memory_unlock(host: *mut c_void) -> u32 {
             Err(HsaStatus::ERROR_INVALID_ARGUMENT)
         }
     })
-}
-
-/// `hsa_amd_pointer_info_t` (ROCr 5.2.3 layout).
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct PointerInfo {
-    pub size: u32,
-    pub type_: u32,
-    pub agent_base: u64,
-    pub host_base: u64,
-    pub size_in_bytes: usize,
-    pub user_data: u64,
-    pub agent_owner: HsaAgent,
-    pub global_flags: u32,
 }
 
 type AllocFn = unsafe extern "C" fn(usize) -> *mut c_void;
@@ -2469,14 +2430,6 @@ pub unsafe extern "C" fn hsa_amd_vmem_unmap(va: *mut c_void, size: usize) -> u32
         rt()?;
         vmem_status(runtime::vmem::unmap(va as u64, size as u64))
     })
-}
-
-/// `hsa_amd_memory_access_desc_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct AccessDesc {
-    pub permissions: u32,
-    pub agent: HsaAgent,
 }
 
 pub unsafe extern "C" fn hsa_amd_vmem_set_access(
