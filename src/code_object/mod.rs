@@ -36,7 +36,7 @@ pub mod msgpack;
 
 use std::collections::HashMap;
 
-pub use demangle::{demangle, kernel_name};
+pub use demangle::{Rewritten, demangle, kernel_name, rewrite_for_cpp_demangle};
 pub use elf::{EF_AMDGPU_MACH, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, RelocationType};
 pub use error::CodeObjectError;
 pub use kd::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
