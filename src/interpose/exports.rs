@@ -11,7 +11,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{CStr, c_char, c_void};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::forward::{self, call_real};
 use super::{observe, status, value};
@@ -282,8 +282,7 @@ fn iterate<T>(items: impl IntoIterator<Item = T>, mut call: impl FnMut(T) -> u32
 pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_void) -> u32 {
     if forward::forwarding() {
         forward::note_entry();
-        return call_real!(hsa_iterate_agents: fn(Option<AgentCb>, *mut c_void) -> u32; cb, data)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_iterate_agents(cb, data)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_iterate_agents", || {
         let rt = rt()?;
@@ -529,9 +528,8 @@ pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
 ) -> u32 {
     if forward::forwarding() {
         forward::note_entry();
-        return call_real!(hsa_amd_agent_iterate_memory_pools:
-            fn(HsaAgent, Option<PoolCb>, *mut c_void) -> u32; agent, cb, data)
-        .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_agent_iterate_memory_pools(agent, cb, data))
+            .unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_agent_iterate_memory_pools", || {
         let rt = rt()?;
@@ -814,8 +812,7 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
 pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
     if forward::intercepting() && sig(s).is_none() {
         forward::note_entry();
-        return call_real!(hsa_signal_destroy: fn(HsaSignal) -> u32; s)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_signal_destroy(s)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_signal_destroy", || {
         rt()?;
@@ -836,19 +833,15 @@ pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
     })
 }
 
-pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
-    s: HsaSignal,
-    out: *mut *const AtomicI64,
-) -> u32 {
+pub unsafe extern "C" fn hsa_amd_signal_value_pointer(s: HsaSignal, out: *mut *mut i64) -> u32 {
     if forward::intercepting() && sig(s).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_signal_value_pointer: fn(HsaSignal, *mut *const AtomicI64) -> u32; s, out)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_signal_value_pointer(s, out)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_signal_value_pointer", || {
         rt()?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        write_out(out, &slot.value as *const AtomicI64)
+        write_out(out, slot.value.as_ptr())
     })
 }
 
@@ -878,9 +871,9 @@ pub unsafe extern "C" fn hsa_amd_signal_async_handler(
 
 pub unsafe extern "C" fn hsa_amd_signal_wait_any(
     count: u32,
-    sigs: *const HsaSignal,
-    conds: *const u32,
-    values: *const i64,
+    sigs: *mut HsaSignal,
+    conds: *mut u32,
+    values: *mut i64,
     timeout: u64,
     _wait_state: u32,
     satisfying: *mut i64,
@@ -955,7 +948,7 @@ macro_rules! signal_loads {
                 Some(slot) => slot.value.load($ord),
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    call_real!($name: fn(HsaSignal) -> i64; s).unwrap_or(signals::ERROR_VALUE)
+                    call_real!($name(s)).unwrap_or(signals::ERROR_VALUE)
                 }
                 None => { bad_signal!(stringify!($name), s); signals::ERROR_VALUE }
             })
@@ -980,7 +973,7 @@ macro_rules! signal_stores {
                 None if forward::forwarding() => {
                     forward::note_entry();
                     let real = |w: i64| {
-                        let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, w);
+                        let _ = call_real!($name(s, w));
                     };
                     if !($ring && forward::observing() && observe::ring(s.handle, Some(v), |w| real(w.unwrap_or(v)))) {
                         real(v);
@@ -1028,7 +1021,7 @@ macro_rules! signal_rmw {
                     after_write(slot);
                 }
                 None if forward::forwarding() => forward_write(s.handle, || {
-                    let _ = call_real!($name: fn(HsaSignal, i64) -> (); s, v);
+                    let _ = call_real!($name(s, v));
                 }),
                 None => bad_signal!(stringify!($name), s),
             })
@@ -1077,7 +1070,7 @@ macro_rules! signal_exchange {
                     old
                 }
                 None if forward::forwarding() => forward_write(s.handle, || {
-                    call_real!($name: fn(HsaSignal, i64) -> i64; s, v).unwrap_or(signals::ERROR_VALUE)
+                    call_real!($name(s, v)).unwrap_or(signals::ERROR_VALUE)
                 }),
                 None => { bad_signal!(stringify!($name), s); signals::ERROR_VALUE }
             })
@@ -1104,7 +1097,7 @@ macro_rules! signal_cas {
                     Err(old) => old,
                 },
                 None if forward::forwarding() => forward_write(s.handle, || {
-                    call_real!($name: fn(HsaSignal, i64, i64) -> i64; s, expected, v).unwrap_or(refused)
+                    call_real!($name(s, expected, v)).unwrap_or(refused)
                 }),
                 None => { bad_signal!(stringify!($name), s); refused }
             })
@@ -1131,8 +1124,7 @@ macro_rules! signal_waits {
                 Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
                 None if forward::forwarding() => {
                     forward::note_entry();
-                    call_real!($name: fn(HsaSignal, u32, i64, u64, u32) -> i64;
-                        s, cond, compare, timeout, _state).unwrap_or(refused)
+                    call_real!($name(s, cond, compare, timeout, _state)).unwrap_or(refused)
                 }
                 None => { bad_signal!(stringify!($name), s); refused }
             })
@@ -1252,8 +1244,16 @@ unsafe fn queue_create_forwarding(
         .position(|a| a.gpu && a.handle == agent.handle)
         .map(|i| i as u32);
     let forward_it = || {
-        let st = call_real!(hsa_queue_create: fn(HsaAgent, u32, u32, Option<QueueErrorCb>, *mut c_void, u32, u32, *mut *mut c_void) -> u32;
-            agent, size, queue_type, callback, data, private_segment_size, group_segment_size, out)
+        let st = call_real!(hsa_queue_create(
+            agent,
+            size,
+            queue_type,
+            callback,
+            data,
+            private_segment_size,
+            group_segment_size,
+            out
+        ))
         .unwrap_or(HsaStatus::ERROR.0);
         if st == 0 { Ok(()) } else { Err(HsaStatus(st)) }
     };
@@ -1286,8 +1286,7 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
         if forward::observing() {
             observe::unregister(q);
         }
-        return call_real!(hsa_queue_destroy: fn(*mut c_void) -> u32; q)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_queue_destroy(q)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_queue_destroy", || {
         rt()?;
@@ -1300,8 +1299,7 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
 pub unsafe extern "C" fn hsa_queue_inactivate(q: *mut c_void) -> u32 {
     if forward::forwarding() && queues::lookup(q as u64).is_none() {
         forward::note_entry();
-        return call_real!(hsa_queue_inactivate: fn(*mut c_void) -> u32; q)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_queue_inactivate(q)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_queue_inactivate", || {
         rt()?;
@@ -1352,7 +1350,7 @@ macro_rules! queue_loads {
         pub unsafe extern "C" fn $name(q: *const c_void) -> u64 {
             let refused = if $write { REFUSED_WRITE_INDEX } else { REFUSED_READ_INDEX };
             queue_field(stringify!($name), q, |a| a.load($ord), $write, refused).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void) -> u64; q).unwrap_or(refused)
+                call_real!($name(q)).unwrap_or(refused)
             })
         }
     )*};
@@ -1372,7 +1370,7 @@ macro_rules! queue_stores {
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) {
             // void: an error is surfaced by the (rate-limited) log line only.
             if queue_field(stringify!($name), q, |a| { a.store(v, $ord); 0 }, $write, 0).is_none() {
-                let _ = call_real!($name: fn(*const c_void, u64) -> (); q, v);
+                let _ = call_real!($name(q, v));
             }
         }
     )*};
@@ -1391,7 +1389,7 @@ macro_rules! queue_adds {
     ($($name:ident => $ord:expr),* $(,)?) => {$(
         pub unsafe extern "C" fn $name(q: *const c_void, v: u64) -> u64 {
             queue_field(stringify!($name), q, |a| a.fetch_add(v, $ord), true, REFUSED_WRITE_INDEX).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void, u64) -> u64; q, v).unwrap_or(REFUSED_WRITE_INDEX)
+                call_real!($name(q, v)).unwrap_or(REFUSED_WRITE_INDEX)
             })
         }
     )*};
@@ -1416,7 +1414,7 @@ macro_rules! queue_cas {
             queue_field(stringify!($name), q, |a| match a.compare_exchange(expected, v, $ok, $fail) {
                 Ok(o) | Err(o) => o,
             }, true, refused).unwrap_or_else(|| {
-                call_real!($name: fn(*const c_void, u64, u64) -> u64; q, expected, v).unwrap_or(refused)
+                call_real!($name(q, expected, v)).unwrap_or(refused)
             })
         }
     )*};
@@ -1463,7 +1461,7 @@ pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
 ) -> u32 {
     if forward::forwarding() && queues::lookup(q as u64).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_profiling_set_profiler_enabled: fn(*mut c_void, i32) -> u32; q, _enable)
+        return call_real!(hsa_amd_profiling_set_profiler_enabled(q, _enable))
             .unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_profiling_set_profiler_enabled", || {
@@ -1626,7 +1624,7 @@ fn lock_common(host: *mut c_void, size: usize, out: *mut *mut c_void) -> R {
 pub unsafe extern "C" fn hsa_amd_memory_lock(
     host: *mut c_void,
     size: usize,
-    _agents: *const HsaAgent,
+    _agents: *mut HsaAgent,
     _n: i32,
     out: *mut *mut c_void,
 ) -> u32 {
@@ -1639,7 +1637,7 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
 pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     host: *mut c_void,
     size: usize,
-    _agents: *const HsaAgent,
+    _agents: *mut HsaAgent,
     _n: i32,
     pool: u64,
     _flags: u32,
@@ -1832,8 +1830,7 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
 ) -> u32 {
     if forward::forwarding() && queues::lookup(q as u64).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_queue_cu_set_mask: fn(*const c_void, u32, *const u32) -> u32; q, count, mask)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_queue_cu_set_mask(q, count, mask)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_queue_cu_set_mask", || {
         rt()?;
@@ -1857,8 +1854,7 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
 ) -> u32 {
     if forward::forwarding() && queues::lookup(q as u64).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_queue_cu_get_mask: fn(*const c_void, u32, *mut u32) -> u32; q, count, mask)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_queue_cu_get_mask(q, count, mask)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_queue_cu_get_mask", || {
         let rt = rt()?;
@@ -1894,8 +1890,7 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
 pub unsafe extern "C" fn hsa_amd_queue_set_priority(q: *mut c_void, priority: u32) -> u32 {
     if forward::forwarding() && queues::lookup(q as u64).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_queue_set_priority: fn(*mut c_void, u32) -> u32; q, priority)
-            .unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_queue_set_priority(q, priority)).unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_queue_set_priority", || {
         rt()?;
@@ -2089,8 +2084,7 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
 pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_char) -> u32 {
     if forward::forwarding() {
         forward::note_entry();
-        let st = call_real!(hsa_executable_freeze: fn(u64, *const c_char) -> u32; exec, _options)
-            .unwrap_or(HsaStatus::ERROR.0);
+        let st = call_real!(hsa_executable_freeze(exec, _options)).unwrap_or(HsaStatus::ERROR.0);
         if st == 0 {
             if let Ok(rt) = rt() {
                 runtime::executables::record_real_kernels(rt, &forward::real_kernels(exec));
