@@ -13,6 +13,7 @@
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::args::{CStrArg, InOpt, InSlice, InfoOut, Out, OutWords};
 use super::forward::{self, call_real};
 use super::{observe, status, value};
 use crate::abi::{
@@ -36,30 +37,6 @@ pub use super::images::{
 
 type R = Result<(), HsaStatus>;
 
-/// Write `info` to `out`, which the caller sized for the attribute's C type.
-fn write_info(out: *mut c_void, info: &Info) -> R {
-    if out.is_null() {
-        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-    }
-    let bytes = info.to_bytes();
-    // SAFETY: `out` is non-null and, by the HSA contract for this attribute,
-    // points to writable storage of the attribute's C type, whose size is
-    // exactly `bytes.len()` (Info values are built with the C sizes). The
-    // source is our own Vec, so the ranges cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out as *mut u8, bytes.len()) };
-    Ok(())
-}
-
-/// Write one plain value to an out-pointer.
-fn write_out<T: Copy>(out: *mut T, v: T) -> R {
-    if out.is_null() {
-        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-    }
-    // SAFETY: non-null and, by the HSA contract, a valid writable `T`.
-    unsafe { out.write_unaligned(v) };
-    Ok(())
-}
-
 /// Say once per (function, attribute) that an attribute is not answered.
 fn unanswered(name: &'static str, attr: u32) {
     static SEEN: std::sync::Mutex<std::collections::BTreeSet<(&'static str, u32)>> =
@@ -78,9 +55,9 @@ fn unanswered(name: &'static str, attr: u32) {
 /// Write an info answer, or turn its error into a status. Every answer has
 /// the width ROCr writes (checked in `runtime::agents`), so the write never
 /// goes past a buffer sized as ROCr's callers size it.
-fn info_result(name: &'static str, attr: u32, r: Result<Info, InfoError>, out: *mut c_void) -> R {
+fn info_result(name: &'static str, attr: u32, r: Result<Info, InfoError>, out: InfoOut<'_>) -> R {
     match r {
-        Ok(i) => write_info(out, &i),
+        Ok(i) => out.write(&i),
         Err(InfoError::BadHandle) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         Err(InfoError::Unsupported) => {
             unanswered(name, attr);
@@ -127,6 +104,9 @@ pub unsafe extern "C" fn hsa_shut_down() -> u32 {
 }
 
 pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> u32 {
+    // SAFETY: the HSA contract of hsa_status_string: `out` is null or points to
+    // writable storage for one `*const c_char`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_status_string", || {
         let s: &'static CStr = match HsaStatus(st) {
             HsaStatus::SUCCESS => c"HSA_STATUS_SUCCESS: The function has been executed successfully.",
@@ -163,13 +143,16 @@ pub unsafe extern "C" fn hsa_status_string(st: u32, out: *mut *const c_char) -> 
             crate::runtime::images::status::SAMPLER_DESCRIPTOR_UNSUPPORTED => c"HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED: The sampler descriptor is not supported.",
             _ => return Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         };
-        write_out(out, s.as_ptr())
+        out.write(s.as_ptr())
     })
 }
 
 // ---------------------------------------------------------------- system
 
 pub unsafe extern "C" fn hsa_system_get_info(attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_system_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_system_get_info", || {
         let rt = rt()?;
         let r = rt.topo.system_info(SystemInfo(attr), sys::now_ns());
@@ -190,9 +173,12 @@ pub unsafe extern "C" fn hsa_system_extension_supported(
     _minor: u16,
     out: *mut bool,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_system_extension_supported: `out` is null or points to
+    // writable storage for one `bool`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_system_extension_supported", || {
         rt()?;
-        write_out(out, extension_supported(ext) && major == 1)
+        out.write(extension_supported(ext) && major == 1)
     })
 }
 
@@ -202,13 +188,19 @@ pub unsafe extern "C" fn hsa_system_major_extension_supported(
     minor: *mut u16,
     out: *mut bool,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_system_major_extension_supported: `minor` is null or points to
+    // writable storage for one `u16`, for the duration of the call.
+    let minor = unsafe { Out::from_raw(minor) };
+    // SAFETY: the HSA contract of hsa_system_major_extension_supported: `out` is null or points to
+    // writable storage for one `bool`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_system_major_extension_supported", || {
         rt()?;
         let ok = extension_supported(ext) && major == 1;
         if ok {
-            write_out(minor, 0)?;
+            minor.write(0)?;
         }
-        write_out(out, ok)
+        out.write(ok)
     })
 }
 
@@ -219,13 +211,13 @@ pub unsafe extern "C" fn hsa_agent_extension_supported(
     _minor: u16,
     out: *mut bool,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_agent_extension_supported: `out` is null or points to
+    // writable storage for one `bool`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_agent_extension_supported", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
-        write_out(
-            out,
-            matches!(a, AgentKind::Gpu(_)) && extension_supported(ext) && major == 1,
-        )
+        out.write(matches!(a, AgentKind::Gpu(_)) && extension_supported(ext) && major == 1)
     })
 }
 
@@ -236,18 +228,27 @@ pub unsafe extern "C" fn hsa_agent_major_extension_supported(
     minor: *mut u16,
     out: *mut bool,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_agent_major_extension_supported: `minor` is null or points to
+    // writable storage for one `u16`, for the duration of the call.
+    let minor = unsafe { Out::from_raw(minor) };
+    // SAFETY: the HSA contract of hsa_agent_major_extension_supported: `out` is null or points to
+    // writable storage for one `bool`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_agent_major_extension_supported", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
         let ok = matches!(a, AgentKind::Gpu(_)) && extension_supported(ext) && major == 1;
         if ok {
-            write_out(minor, 0)?;
+            minor.write(0)?;
         }
-        write_out(out, ok)
+        out.write(ok)
     })
 }
 
 pub unsafe extern "C" fn hsa_extension_get_name(ext: u16, out: *mut *const c_char) -> u32 {
+    // SAFETY: the HSA contract of hsa_extension_get_name: `out` is null or points to
+    // writable storage for one `*const c_char`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_extension_get_name", || {
         let s: &'static CStr = match ext {
             0 => c"HSA_EXTENSION_FINALIZER",
@@ -259,7 +260,7 @@ pub unsafe extern "C" fn hsa_extension_get_name(ext: u16, out: *mut *const c_cha
             0x202 => c"HSA_EXTENSION_AMD_AQLPROFILE",
             _ => return Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         };
-        write_out(out, s.as_ptr())
+        out.write(s.as_ptr())
     })
 }
 
@@ -303,6 +304,9 @@ pub unsafe extern "C" fn hsa_iterate_agents(cb: Option<AgentCb>, data: *mut c_vo
 }
 
 pub unsafe extern "C" fn hsa_agent_get_info(agent: HsaAgent, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_agent_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_agent_get_info", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -332,6 +336,9 @@ pub unsafe extern "C" fn hsa_agent_iterate_isas(
 }
 
 pub unsafe extern "C" fn hsa_isa_get_info_alt(isa: u64, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_get_info_alt: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_isa_get_info_alt", || {
         let rt = rt()?;
         let d = rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
@@ -346,6 +353,9 @@ pub unsafe extern "C" fn hsa_isa_get_info(
     index: u32,
     out: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_isa_get_info", || {
         if index != 0 {
             return Err(HsaStatus::ERROR_INVALID_INDEX);
@@ -358,22 +368,22 @@ pub unsafe extern "C" fn hsa_isa_get_info(
 }
 
 pub unsafe extern "C" fn hsa_isa_from_name(name: *const c_char, out: *mut u64) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_from_name: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
+    // SAFETY: the same contract: `name` is null or NUL-terminated, readable
+    // for the call.
+    let name = unsafe { CStrArg::from_raw(name) };
     status("hsa_isa_from_name", || {
         let rt = rt()?;
-        if name.is_null() {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        // SAFETY: non-null, and HSA requires a NUL-terminated string.
-        let name = unsafe { CStr::from_ptr(name) }
-            .to_str()
-            .map_err(|_| HsaStatus::ERROR_INVALID_ISA_NAME)?;
+        let name = name.to_str(HsaStatus::ERROR_INVALID_ISA_NAME)?;
         let g = rt
             .topo
             .gpus
             .iter()
             .position(|d| d.isa_name == name)
             .ok_or(HsaStatus::ERROR_INVALID_ISA_NAME)?;
-        write_out(out, rt.topo.isa_handle(g))
+        out.write(rt.topo.isa_handle(g))
     })
 }
 
@@ -398,6 +408,9 @@ pub unsafe extern "C" fn hsa_agent_iterate_caches(
 }
 
 pub unsafe extern "C" fn hsa_cache_get_info(cache: u64, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_cache_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_cache_get_info", || {
         let rt = rt()?;
         let c = rt.topo.cache(cache).ok_or(HsaStatus::ERROR_INVALID_CACHE)?;
@@ -420,11 +433,14 @@ pub unsafe extern "C" fn hsa_agent_get_exception_policies(
     profile: u32,
     mask: *mut u16,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_agent_get_exception_policies: `mask` is null or points to
+    // writable storage for one `u16`, for the duration of the call.
+    let mask = unsafe { Out::from_raw(mask) };
     status("hsa_agent_get_exception_policies", || {
         let rt = rt()?;
         check_profile(profile)?;
         agent_of(rt, agent)?;
-        write_out(mask, 0)
+        mask.write(0)
     })
 }
 
@@ -433,11 +449,14 @@ pub unsafe extern "C" fn hsa_isa_get_exception_policies(
     profile: u32,
     mask: *mut u16,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_get_exception_policies: `mask` is null or points to
+    // writable storage for one `u16`, for the duration of the call.
+    let mask = unsafe { Out::from_raw(mask) };
     status("hsa_isa_get_exception_policies", || {
         let rt = rt()?;
         check_profile(profile)?;
         rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
-        write_out(mask, 0)
+        mask.write(0)
     })
 }
 
@@ -448,13 +467,16 @@ pub unsafe extern "C" fn hsa_isa_get_round_method(
     flush_mode: u32,
     out: *mut u32,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_get_round_method: `out` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_isa_get_round_method", || {
         let rt = rt()?;
         if !matches!(fp_type, 1 | 2 | 4) || !matches!(flush_mode, 1 | 2) {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         rt.topo.isa(isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
-        write_out(out, 1) // HSA_ROUND_METHOD_SINGLE
+        out.write(1) // HSA_ROUND_METHOD_SINGLE
     })
 }
 
@@ -484,6 +506,9 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
     attr: u32,
     out: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_wavefront_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_wavefront_get_info", || {
         let rt = rt()?;
         if wavefront & 0xffff_ff00_0000_0000 != WAVEFRONT_TAG {
@@ -502,6 +527,9 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
 /// Two ISAs are compatible when they are the same target (each virtual ISA
 /// is one processor with fixed features).
 pub unsafe extern "C" fn hsa_isa_compatible(code_isa: u64, agent_isa: u64, out: *mut bool) -> u32 {
+    // SAFETY: the HSA contract of hsa_isa_compatible: `out` is null or points to
+    // writable storage for one `bool`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_isa_compatible", || {
         let rt = rt()?;
         if out.is_null() {
@@ -509,7 +537,7 @@ pub unsafe extern "C" fn hsa_isa_compatible(code_isa: u64, agent_isa: u64, out: 
         }
         let a = rt.topo.isa(code_isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
         let b = rt.topo.isa(agent_isa).ok_or(HsaStatus::ERROR_INVALID_ISA)?;
-        write_out(out, a.id == b.id)
+        out.write(a.id == b.id)
     })
 }
 
@@ -573,6 +601,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
     attr: u32,
     out: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_pool_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_amd_memory_pool_get_info", || {
         let rt = rt()?;
         let p = pool_of(rt, pool)?;
@@ -582,6 +613,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
 }
 
 pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_region_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_region_get_info", || {
         let rt = rt()?;
         let p = rt
@@ -599,6 +633,9 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
     attr: u32,
     out: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_agent_memory_pool_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_amd_agent_memory_pool_get_info", || {
         let rt = rt()?;
         let a = agent_of(rt, agent)?;
@@ -608,7 +645,7 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
     })
 }
 
-fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: *mut *mut c_void) -> R {
+fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: Out<'_, *mut c_void>) -> R {
     if out.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
@@ -617,7 +654,7 @@ fn allocate_in(rt: &runtime::Runtime, p: PoolKind, size: usize, out: *mut *mut c
         m => m,
     };
     match memory::allocate(size, p, max) {
-        Ok(ptr) => write_out(out, ptr as *mut c_void),
+        Ok(ptr) => out.write(ptr as *mut c_void),
         Err(memory::AllocError::ZeroSize) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         Err(memory::AllocError::TooLarge) => Err(HsaStatus::ERROR_INVALID_ALLOCATION),
         Err(memory::AllocError::OutOfMemory) => Err(HsaStatus::ERROR_OUT_OF_RESOURCES),
@@ -630,6 +667,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     _flags: u32,
     out: *mut *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_pool_allocate: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_memory_pool_allocate", || {
         let rt = rt()?;
         let p = pool_of(rt, pool)?;
@@ -642,6 +682,9 @@ pub unsafe extern "C" fn hsa_memory_allocate(
     size: usize,
     out: *mut *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_memory_allocate: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_memory_allocate", || {
         let rt = rt()?;
         let p = rt
@@ -689,14 +732,15 @@ pub unsafe extern "C" fn hsa_amd_agents_allow_access(
     _flags: *const u32,
     ptr: *const c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_agents_allow_access: `agents` is
+    // null or an array of `n` agents, read during the call only.
+    let agents = unsafe { InSlice::from_raw(agents, n as usize) };
     status("hsa_amd_agents_allow_access", || {
         let rt = rt()?;
-        if n == 0 || agents.is_null() || ptr.is_null() {
+        if agents.is_empty() || agents.is_null() || ptr.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        for i in 0..n as usize {
-            // SAFETY: the caller passes an array of `n` agents.
-            let a = unsafe { agents.add(i).read_unaligned() };
+        for a in agents.iter() {
             agent_of(rt, a)?;
         }
         Ok(())
@@ -788,13 +832,16 @@ pub unsafe extern "C" fn hsa_signal_create(
     _consumers: *const HsaAgent,
     out: *mut HsaSignal,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_signal_create: `out` is null or points to
+    // writable storage for one `HsaSignal`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_signal_create", || {
         rt()?;
         if out.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         let h = signals::create(initial).ok_or(HsaStatus::ERROR_OUT_OF_RESOURCES)?;
-        write_out(out, HsaSignal { handle: h })
+        out.write(HsaSignal { handle: h })
     })
 }
 
@@ -834,14 +881,18 @@ pub unsafe extern "C" fn hsa_signal_destroy(s: HsaSignal) -> u32 {
 }
 
 pub unsafe extern "C" fn hsa_amd_signal_value_pointer(s: HsaSignal, out: *mut *mut i64) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_signal_value_pointer: `out` is null or points to
+    // writable storage for one `*mut i64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     if forward::intercepting() && sig(s).is_none() {
         forward::note_entry();
-        return call_real!(hsa_amd_signal_value_pointer(s, out)).unwrap_or(HsaStatus::ERROR.0);
+        return call_real!(hsa_amd_signal_value_pointer(s, out.as_raw()))
+            .unwrap_or(HsaStatus::ERROR.0);
     }
     status("hsa_amd_signal_value_pointer", || {
         rt()?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        write_out(out, slot.value.as_ptr())
+        out.write(slot.value.as_ptr())
     })
 }
 
@@ -878,6 +929,18 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
     _wait_state: u32,
     satisfying: *mut i64,
 ) -> u32 {
+    let n = count as usize;
+    // SAFETY: the HSA contract of hsa_amd_signal_wait_any: `sigs`, `conds`
+    // and `values` are null or arrays of `count` elements, read during the
+    // call only, and `satisfying` is null or room for one value.
+    let (sigs, conds, values, satisfying) = unsafe {
+        (
+            InSlice::from_raw(sigs, n),
+            InSlice::from_raw(conds, n),
+            InSlice::from_raw(values, n),
+            Out::from_raw(satisfying),
+        )
+    };
     value("hsa_amd_signal_wait_any", u32::MAX, || {
         if count == 0 || sigs.is_null() || conds.is_null() || values.is_null() {
             return u32::MAX;
@@ -893,15 +956,7 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
             return u32::MAX;
         }
         let mut watch = Vec::new();
-        for i in 0..count as usize {
-            // SAFETY: the caller passes three arrays of `count` elements.
-            let (s, c, v) = unsafe {
-                (
-                    sigs.add(i).read_unaligned(),
-                    conds.add(i).read_unaligned(),
-                    values.add(i).read_unaligned(),
-                )
-            };
+        for ((s, c), v) in sigs.iter().zip(conds.iter()).zip(values.iter()) {
             let Some(slot) = sig(s) else {
                 bad_signal!("hsa_amd_signal_wait_any", s);
                 return u32::MAX;
@@ -914,10 +969,8 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
             for (i, (slot, c, v)) in watch.iter().enumerate() {
                 let cur = slot.value.load(Ordering::Acquire);
                 if signals::satisfied(*c, cur, *v) {
-                    if !satisfying.is_null() {
-                        // SAFETY: non-null out-parameter provided by the caller.
-                        unsafe { satisfying.write_unaligned(cur) };
-                    }
+                    // Optional: a null `satisfying` is not an error here.
+                    let _ = satisfying.write(cur);
                     return i as u32;
                 }
             }
@@ -1152,6 +1205,9 @@ pub unsafe extern "C" fn hsa_queue_create(
     _group_segment_size: u32,
     out: *mut *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_queue_create: `out` is null or points to
+    // writable storage for one `*mut c_void`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_queue_create", || {
         let rt = rt()?;
         if rt.mode != Mode::Virtual {
@@ -1175,8 +1231,8 @@ pub unsafe extern "C" fn hsa_queue_create(
         let AgentKind::Gpu(_) = a else {
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         };
-        let q = shim_queue(rt, size, queue_type, Topology::agent_index(a) as u32, out)?;
-        write_out(out, q.slot() as *const queues::QueueSlot as *mut c_void)
+        let q = shim_queue(rt, size, queue_type, Topology::agent_index(a) as u32, &out)?;
+        out.write(q.slot() as *const queues::QueueSlot as *mut c_void)
     })
 }
 
@@ -1186,7 +1242,7 @@ fn shim_queue(
     size: u32,
     queue_type: u32,
     agent_index: u32,
-    out: *mut *mut c_void,
+    out: &Out<'_, *mut c_void>,
 ) -> Result<&'static queues::VirtualQueue, HsaStatus> {
     use crate::abi::queue_type;
     // As ROCr's hsa_queue_create: a power-of-two size for every queue type.
@@ -1226,6 +1282,10 @@ fn shim_queue(
 /// agent is the shim's own (ring in host memory, a doorbell the shim
 /// recognises); anything else goes to the real runtime. Observe: the real
 /// runtime creates the queue and the shim watches its doorbell.
+///
+/// # Safety
+/// `callback` and `data` are the program's own, under `hsa_queue_create`'s
+/// contract: they are passed to the real runtime unchanged.
 #[allow(clippy::too_many_arguments)]
 unsafe fn queue_create_forwarding(
     rt: &'static runtime::Runtime,
@@ -1236,7 +1296,7 @@ unsafe fn queue_create_forwarding(
     data: *mut c_void,
     private_segment_size: u32,
     group_segment_size: u32,
-    out: *mut *mut c_void,
+    out: Out<'_, *mut c_void>,
 ) -> R {
     let gpu_index = rt
         .real_agents
@@ -1252,27 +1312,29 @@ unsafe fn queue_create_forwarding(
             data,
             private_segment_size,
             group_segment_size,
-            out
+            out.as_raw()
         ))
         .unwrap_or(HsaStatus::ERROR.0);
         if st == 0 { Ok(()) } else { Err(HsaStatus(st)) }
     };
     match (rt.mode, gpu_index) {
         (Mode::Intercept, Some(agent_index)) => {
-            let q = shim_queue(rt, size, queue_type, agent_index, out)?;
+            let q = shim_queue(rt, size, queue_type, agent_index, &out)?;
             tracing::debug!(
                 queue = q.queue_id(),
                 "softgpu: intercept: the shim owns the queue created on real agent {:#x}",
                 agent.handle
             );
-            write_out(out, q.slot() as *const queues::QueueSlot as *mut c_void)
+            out.write(q.slot() as *const queues::QueueSlot as *mut c_void)
         }
         (Mode::Observe, Some(agent_index)) => {
             forward_it()?;
-            if !out.is_null() {
-                // SAFETY: the real hsa_queue_create succeeded and wrote the queue
-                // pointer to the program's non-null out-parameter.
-                observe::register(unsafe { out.read() }, agent_index);
+            if let Some(q) = out.read() {
+                // SAFETY: the real hsa_queue_create succeeded and wrote this
+                // queue pointer to the program's out-parameter: a live queue
+                // of the real runtime, which our hsa_queue_destroy unregisters
+                // before destroying it (register's contract).
+                unsafe { observe::register(q, agent_index) };
             }
             Ok(())
         }
@@ -1439,19 +1501,19 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
     s: HsaSignal,
     out: *mut DispatchTime,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_profiling_get_dispatch_time: `out` is null or points to
+    // writable storage for one `DispatchTime`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_get_dispatch_time", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
         let end = slot.end_ts.load(Ordering::Acquire);
         let start = slot.start_ts.load(Ordering::Acquire);
-        write_out(
-            out,
-            DispatchTime {
-                start: if start == 0 { end } else { start },
-                end,
-            },
-        )
+        out.write(DispatchTime {
+            start: if start == 0 { end } else { start },
+            end,
+        })
     })
 }
 
@@ -1477,23 +1539,19 @@ fn agent_index_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<usize, HsaStatus
     Ok(Topology::agent_index(agent_of(rt, a)?))
 }
 
-/// Read `n` dependency signals; every one must be live.
-fn read_deps(n: u32, deps: *const HsaSignal) -> Result<Vec<u64>, HsaStatus> {
-    if n == 0 {
+/// The dependency signals of a copy; every one must be live. A count larger
+/// than the signals that can exist is refused before anything is read or
+/// allocated (`u32::MAX` once asked for 32 GiB, and the allocation failure
+/// aborted the host).
+fn read_deps(deps: &InSlice<'_, HsaSignal>) -> Result<Vec<u64>, HsaStatus> {
+    if deps.is_empty() {
         return Ok(Vec::new());
     }
-    if deps.is_null() {
-        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-    }
-    // Every dependency must be a live signal, so more than can exist is
-    // refused before anything is read or allocated.
-    if n as usize > signals::MAX_SIGNALS {
+    if deps.is_null() || deps.len() > signals::MAX_SIGNALS {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     let mut v = Vec::new();
-    for i in 0..n as usize {
-        // SAFETY: the caller passes an array of `n` signals.
-        let s = unsafe { deps.add(i).read_unaligned() };
+    for s in deps.iter() {
         sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
         v.push(s.handle);
     }
@@ -1513,6 +1571,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
     deps: *const HsaSignal,
     completion: HsaSignal,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_async_copy: `deps` is null or an
+    // array of `num_deps` signals, read during the call only.
+    let deps = unsafe { InSlice::from_raw(deps, num_deps as usize) };
     status("hsa_amd_memory_async_copy", || {
         let rt = rt()?;
         let (d, s) = (
@@ -1523,7 +1584,7 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        let deps = read_deps(num_deps, deps)?;
+        let deps = read_deps(&deps)?;
         let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
         let key = (d * 64 + s) as u64;
         // SAFETY: the HSA copy contract: both ranges stay valid until the
@@ -1548,30 +1609,34 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
     deps: *const HsaSignal,
     completion: HsaSignal,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_async_copy_rect: `deps` is null or an
+    // array of `num_deps` signals, read during the call only.
+    let deps = unsafe { InSlice::from_raw(deps, num_deps as usize) };
+    // SAFETY: the same contract: the five struct pointers are null or point
+    // to the caller's structs, read during the call only.
+    let (dst, dst_offset, src, src_offset, range) = unsafe {
+        (
+            InOpt::from_raw(dst),
+            InOpt::from_raw(dst_offset),
+            InOpt::from_raw(src),
+            InOpt::from_raw(src_offset),
+            InOpt::from_raw(range),
+        )
+    };
     status("hsa_amd_memory_async_copy_rect", || {
         let rt = rt()?;
         let a = agent_index_of(rt, copy_agent)?;
-        if dst.is_null()
-            || dst_offset.is_null()
-            || src.is_null()
-            || src_offset.is_null()
-            || range.is_null()
-        {
+        let (Some(d), Some(doff), Some(s), Some(soff), Some(r)) = (
+            dst.get(),
+            dst_offset.get(),
+            src.get(),
+            src_offset.get(),
+            range.get(),
+        ) else {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        // SAFETY: all five pointers were checked non-null and point to the
-        // caller's structs, per the function's contract.
-        let (d, doff, s, soff, r) = unsafe {
-            (
-                dst.read_unaligned(),
-                dst_offset.read_unaligned(),
-                src.read_unaligned(),
-                src_offset.read_unaligned(),
-                range.read_unaligned(),
-            )
         };
         sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        let deps = read_deps(num_deps, deps)?;
+        let deps = read_deps(&deps)?;
         let (dp, ds, sp, ss) = (
             d.pitch as u64,
             d.slice as u64,
@@ -1613,12 +1678,12 @@ pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count
     })
 }
 
-fn lock_common(host: *mut c_void, size: usize, out: *mut *mut c_void) -> R {
+fn lock_common(host: *mut c_void, size: usize, out: Out<'_, *mut c_void>) -> R {
     if host.is_null() || size == 0 || out.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     let agent = memory::lock(host as u64, size as u64).ok_or(HsaStatus::ERROR_OUT_OF_RESOURCES)?;
-    write_out(out, agent as *mut c_void)
+    out.write(agent as *mut c_void)
 }
 
 pub unsafe extern "C" fn hsa_amd_memory_lock(
@@ -1628,6 +1693,9 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
     _n: i32,
     out: *mut *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_lock: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_memory_lock", || {
         rt()?;
         lock_common(host, size, out)
@@ -1643,6 +1711,9 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     _flags: u32,
     out: *mut *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_lock_to_pool: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_memory_lock_to_pool", || {
         let rt = rt()?;
         pool_of(rt, pool)?;
@@ -1670,6 +1741,12 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
     num_accessible: *mut u32,
     accessible: *mut *mut HsaAgent,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_pointer_info: `num_accessible` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let num_accessible = unsafe { Out::from_raw(num_accessible) };
+    // SAFETY: the HSA contract of hsa_amd_pointer_info: `accessible` is null or points to
+    // writable storage for one `*mut HsaAgent`, for the duration of the call.
+    let accessible = unsafe { Out::from_raw(accessible) };
     status("hsa_amd_pointer_info", || {
         let rt = rt()?;
         if info.is_null() {
@@ -1727,7 +1804,7 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
                     handle: rt.topo.agent_handle(i),
                 })
                 .collect();
-            write_out(num_accessible, agents.len() as u32)?;
+            num_accessible.write(agents.len() as u32)?;
             if let (Some(alloc), false) = (alloc, accessible.is_null()) {
                 // SAFETY: `alloc` is the caller's allocator, called with a byte
                 // count; the returned block (checked non-null) is ours to fill
@@ -1740,10 +1817,10 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
                     // SAFETY: `block` holds agents.len() elements.
                     unsafe { block.add(i).write_unaligned(*a) };
                 }
-                write_out(accessible, block)?;
+                accessible.write(block)?;
             }
         } else if !num_accessible.is_null() {
-            write_out(num_accessible, 0)?;
+            num_accessible.write(0)?;
         }
         Ok(())
     })
@@ -1774,16 +1851,16 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
     s: HsaSignal,
     out: *mut DispatchTime,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_profiling_get_async_copy_time: `out` is null or points to
+    // writable storage for one `DispatchTime`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_get_async_copy_time", || {
         rt()?;
         let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        write_out(
-            out,
-            DispatchTime {
-                start: slot.start_ts.load(Ordering::Acquire),
-                end: slot.end_ts.load(Ordering::Acquire),
-            },
-        )
+        out.write(DispatchTime {
+            start: slot.start_ts.load(Ordering::Acquire),
+            end: slot.end_ts.load(Ordering::Acquire),
+        })
     })
 }
 
@@ -1793,19 +1870,25 @@ pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
     tick: u64,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_profiling_convert_tick_to_system_domain: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_convert_tick_to_system_domain", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
-        write_out(out, tick)
+        out.write(tick)
     })
 }
 
 /// Host memory is coherent; the only type the virtual runtime has.
 pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: HsaAgent, out: *mut u32) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_coherency_get_type: `out` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_coherency_get_type", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
-        write_out(out, 0) // HSA_AMD_COHERENCY_TYPE_COHERENT
+        out.write(0) // HSA_AMD_COHERENCY_TYPE_COHERENT
     })
 }
 
@@ -1832,16 +1915,23 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
         forward::note_entry();
         return call_real!(hsa_amd_queue_cu_set_mask(q, count, mask)).unwrap_or(HsaStatus::ERROR.0);
     }
+    // SAFETY: the HSA contract of hsa_amd_queue_cu_set_mask: `mask` is null
+    // or `count` bits, `count / 32` words, read during the call only.
+    let mask = unsafe { InSlice::from_raw(mask, (count / 32) as usize) };
     status("hsa_amd_queue_cu_set_mask", || {
-        rt()?;
+        let rt = rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
         if count == 0 || count % 32 != 0 || mask.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        let words: Vec<u32> = (0..(count / 32) as usize)
-            // SAFETY: the caller passes count/32 mask words.
-            .map(|i| unsafe { mask.add(i).read_unaligned() })
-            .collect();
+        // Only the words that cover the agent's CUs are kept (ROCr ignores
+        // the bits past them too), so a huge count allocates nothing.
+        let cus = rt
+            .topo
+            .gpus
+            .first()
+            .map_or(0, |d| d.facts.compute_units.value as usize);
+        let words: Vec<u32> = mask.iter().take(cus.div_ceil(32).max(1)).collect();
         *vq.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = words;
         Ok(())
     })
@@ -1905,28 +1995,13 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(q: *mut c_void, priority: u3
 
 // ---------------------------------------------------------------- extension tables
 
-/// Fill a function-pointer table from `fns`, up to `len` bytes.
-fn fill_table(table: *mut c_void, len: usize, fns: &[usize]) -> R {
-    if table.is_null() {
-        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-    }
-    let n = (len / 8).min(fns.len());
-    for (i, f) in fns.iter().take(n).enumerate() {
-        // SAFETY: the caller's table is `len` bytes; we write n <= len/8 pointers.
-        unsafe { (table as *mut usize).add(i).write_unaligned(*f) };
-    }
-    Ok(())
-}
-
-fn extension_table(ext: u16, major: u16, len: usize, table: *mut c_void) -> R {
+fn extension_table(ext: u16, major: u16, table: OutWords<'_>) -> R {
     if major != 1 {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     match ext {
-        crate::runtime::agents::EXT_AMD_LOADER => fill_table(table, len, &super::loader::table()),
-        crate::runtime::agents::EXT_IMAGES => {
-            fill_table(table, len, &super::images::extension_table())
-        }
+        crate::runtime::agents::EXT_AMD_LOADER => table.fill(&super::loader::table()),
+        crate::runtime::agents::EXT_IMAGES => table.fill(&super::images::extension_table()),
         _ => {
             tracing::warn!(
                 "softgpu: extension {ext:#x} has no function table in the virtual runtime"
@@ -1942,9 +2017,12 @@ pub unsafe extern "C" fn hsa_system_get_major_extension_table(
     len: usize,
     table: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_system_get_major_extension_table:
+    // `table` is null or `len` writable bytes.
+    let table = unsafe { OutWords::from_raw(table, len) };
     status("hsa_system_get_major_extension_table", || {
         rt()?;
-        extension_table(ext, major, len, table)
+        extension_table(ext, major, table)
     })
 }
 
@@ -1962,7 +2040,10 @@ pub unsafe extern "C" fn hsa_system_get_extension_table(
             crate::runtime::agents::EXT_IMAGES => 10 * 8,
             _ => 0,
         };
-        extension_table(ext, major, len, table)
+        // SAFETY: the HSA contract of hsa_system_get_extension_table: `table`
+        // is null or the extension's whole 1.x table struct, `len` bytes.
+        let table = unsafe { OutWords::from_raw(table, len) };
+        extension_table(ext, major, table)
     })
 }
 
@@ -1975,6 +2056,9 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
     size: usize,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_code_object_reader_create_from_memory: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_code_object_reader_create_from_memory", || {
         rt()?;
         if code.is_null() || size == 0 || out.is_null() {
@@ -1986,11 +2070,14 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
         // SAFETY: the caller passes `size` readable bytes at `code`; we copy
         // them once, so the reader never depends on the caller's buffer.
         let bytes = unsafe { std::slice::from_raw_parts(code as *const u8, size) }.to_vec();
-        write_out(out, executables::create_reader(bytes))
+        out.write(executables::create_reader(bytes))
     })
 }
 
 pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *mut u64) -> u32 {
+    // SAFETY: the HSA contract of hsa_code_object_reader_create_from_file: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_code_object_reader_create_from_file", || {
         rt()?;
         if out.is_null() || fd < 0 {
@@ -2006,7 +2093,7 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *
             .take(crate::code_object::MAX_FILE_SIZE)
             .read_to_end(&mut bytes)
             .map_err(|_| HsaStatus::ERROR_INVALID_FILE)?;
-        write_out(out, executables::create_reader(bytes))
+        out.write(executables::create_reader(bytes))
     })
 }
 
@@ -2023,12 +2110,15 @@ pub unsafe extern "C" fn hsa_executable_create(
     _options: *const c_char,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_create: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_executable_create", || {
         rt()?;
         if out.is_null() || profile > 1 {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        write_out(out, executables::create_executable(profile, 2))
+        out.write(executables::create_executable(profile, 2))
     })
 }
 
@@ -2038,12 +2128,15 @@ pub unsafe extern "C" fn hsa_executable_create_alt(
     _options: *const c_char,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_create_alt: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_executable_create_alt", || {
         rt()?;
         if out.is_null() || profile > 1 || rounding > 2 {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        write_out(out, executables::create_executable(profile, rounding))
+        out.write(executables::create_executable(profile, rounding))
     })
 }
 
@@ -2061,6 +2154,9 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
     _options: *const c_char,
     loaded: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_load_agent_code_object: `loaded` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let loaded = unsafe { Out::from_raw(loaded) };
     status("hsa_executable_load_agent_code_object", || {
         let rt = rt()?;
         let AgentKind::Gpu(g) = agent_of(rt, agent)? else {
@@ -2075,7 +2171,7 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
             c.add_kernel_info(l.metas.clone());
         }
         if !loaded.is_null() {
-            write_out(loaded, l.handle)?;
+            loaded.write(l.handle)?;
         }
         Ok(())
     })
@@ -2099,6 +2195,9 @@ pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_cha
 }
 
 pub unsafe extern "C" fn hsa_executable_get_info(exec: u64, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_executable_get_info", || {
         rt()?;
         let (profile, state, rounding) = executables::info(exec)?;
@@ -2115,10 +2214,13 @@ pub unsafe extern "C" fn hsa_executable_get_info(exec: u64, attr: u32, out: *mut
 }
 
 pub unsafe extern "C" fn hsa_executable_validate(exec: u64, result: *mut u32) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_validate: `result` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let result = unsafe { Out::from_raw(result) };
     status("hsa_executable_validate", || {
         rt()?;
         executables::info(exec)?;
-        write_out(result, 0)
+        result.write(0)
     })
 }
 
@@ -2131,24 +2233,14 @@ pub unsafe extern "C" fn hsa_executable_validate_alt(
     unsafe { hsa_executable_validate(exec, result) }
 }
 
-fn agent_filter(rt: &runtime::Runtime, agent: *const HsaAgent) -> Result<Option<usize>, HsaStatus> {
-    if agent.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: non-null pointer to the caller's agent handle.
-    let a = unsafe { agent.read_unaligned() };
-    Ok(Some(Topology::agent_index(agent_of(rt, a)?)))
-}
-
-fn c_name(name: *const c_char) -> Result<&'static str, HsaStatus> {
-    if name.is_null() {
-        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-    }
-    // SAFETY: non-null, NUL-terminated by the HSA contract; the borrow is used
-    // only within the calling export.
-    unsafe { CStr::from_ptr(name) }
-        .to_str()
-        .map_err(|_| HsaStatus::ERROR_INVALID_SYMBOL_NAME)
+fn agent_filter(
+    rt: &runtime::Runtime,
+    agent: &InOpt<'_, HsaAgent>,
+) -> Result<Option<usize>, HsaStatus> {
+    agent
+        .get()
+        .map(|a| agent_of(rt, a).map(Topology::agent_index))
+        .transpose()
 }
 
 pub unsafe extern "C" fn hsa_executable_get_symbol_by_name(
@@ -2157,11 +2249,18 @@ pub unsafe extern "C" fn hsa_executable_get_symbol_by_name(
     agent: *const HsaAgent,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_get_symbol_by_name: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
+    // SAFETY: the HSA contract of hsa_executable_get_symbol_by_name: `name`
+    // is null or NUL-terminated, `agent` null or one agent handle, both
+    // readable for the call.
+    let (name, agent) = unsafe { (CStrArg::from_raw(name), InOpt::from_raw(agent)) };
     status("hsa_executable_get_symbol_by_name", || {
         let rt = rt()?;
-        let name = c_name(name)?;
-        let a = agent_filter(rt, agent)?;
-        write_out(out, executables::symbol_by_name(exec, name, a)?)
+        let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
+        let a = agent_filter(rt, &agent)?;
+        out.write(executables::symbol_by_name(exec, name, a)?)
     })
 }
 
@@ -2173,11 +2272,17 @@ pub unsafe extern "C" fn hsa_executable_get_symbol(
     _call_convention: i32,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_get_symbol: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
+    // SAFETY: the HSA contract of hsa_executable_get_symbol: `name` is null
+    // or NUL-terminated, readable for the call.
+    let name = unsafe { CStrArg::from_raw(name) };
     status("hsa_executable_get_symbol", || {
         let rt = rt()?;
-        let name = c_name(name)?;
+        let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
         let a = Topology::agent_index(agent_of(rt, agent)?);
-        write_out(out, executables::symbol_by_name(exec, name, Some(a))?)
+        out.write(executables::symbol_by_name(exec, name, Some(a))?)
     })
 }
 
@@ -2186,6 +2291,9 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
     attr: u32,
     out: *mut c_void,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_executable_symbol_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_executable_symbol_get_info", || {
         let rt = rt()?;
         let s = executables::symbol(sym)?;
@@ -2232,7 +2340,7 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
             );
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         };
-        write_info(out, &info)
+        out.write(&info)
     })
 }
 
@@ -2313,6 +2421,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_on_engine(
     engine_id: u32,
     _force_copy_on_sdma: bool,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_async_copy_on_engine: `deps` is null or an
+    // array of `num_deps` signals, read during the call only.
+    let deps = unsafe { InSlice::from_raw(deps, num_deps as usize) };
     status("hsa_amd_memory_async_copy_on_engine", || {
         let rt = rt()?;
         agent_of(rt, dst_agent)?;
@@ -2321,7 +2432,7 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_on_engine(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         sig(completion).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        let deps = read_deps(num_deps, deps)?;
+        let deps = read_deps(&deps)?;
         let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
         // Engine ids are one-hot (HSA_AMD_SDMA_ENGINE_n = 1 << n): one FIFO each.
         let key = 0x2000 + engine_id as u64;
@@ -2340,13 +2451,16 @@ pub unsafe extern "C" fn hsa_amd_memory_copy_engine_status(
     src_agent: HsaAgent,
     mask: *mut u32,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_copy_engine_status: `mask` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let mask = unsafe { Out::from_raw(mask) };
     status("hsa_amd_memory_copy_engine_status", || {
         let rt = rt()?;
         if agent_of(rt, dst_agent)? == agent_of(rt, src_agent)? {
             return Err(HsaStatus::ERROR_INVALID_AGENT);
         }
         // Every SoftGPU copy engine is always available.
-        write_out(mask, (1u32 << runtime::agents::COPY_ENGINES) - 1)
+        mask.write((1u32 << runtime::agents::COPY_ENGINES) - 1)
     })
 }
 
@@ -2363,11 +2477,14 @@ pub unsafe extern "C" fn hsa_amd_vmem_address_reserve(
     _address: u64,
     _flags: u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_address_reserve: `out` is null or points to
+    // writable storage for one `*mut c_void`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_vmem_address_reserve", || {
         rt()?;
         let mut va = 0;
         vmem_status(runtime::vmem::reserve(size as u64, 0).map(|v| va = v))?;
-        write_out(out, va as *mut c_void)
+        out.write(va as *mut c_void)
     })
 }
 
@@ -2385,12 +2502,15 @@ pub unsafe extern "C" fn hsa_amd_vmem_handle_create(
     _flags: u64,
     out: *mut u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_handle_create: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_vmem_handle_create", || {
         let rt = rt()?;
         pool_of(rt, pool)?;
         let mut h = 0;
         vmem_status(runtime::vmem::handle_create(pool, size as u64, kind).map(|v| h = v))?;
-        write_out(out, h)
+        out.write(h)
     })
 }
 
@@ -2432,15 +2552,16 @@ pub unsafe extern "C" fn hsa_amd_vmem_set_access(
     desc: *const AccessDesc,
     count: usize,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_set_access: `desc` is null or
+    // an array of `count` descriptors, read during the call only.
+    let desc = unsafe { InSlice::from_raw(desc, count) };
     status("hsa_amd_vmem_set_access", || {
         let rt = rt()?;
-        if desc.is_null() || count == 0 {
+        if desc.is_null() || desc.is_empty() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         let mut perm = 0;
-        for i in 0..count {
-            // SAFETY: the caller passes `count` descriptors.
-            let d = unsafe { desc.add(i).read_unaligned() };
+        for d in desc.iter() {
             agent_of(rt, d.agent)?;
             perm |= d.permissions & 3;
         }
@@ -2453,12 +2574,15 @@ pub unsafe extern "C" fn hsa_amd_vmem_get_access(
     perms: *mut u32,
     agent: HsaAgent,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_get_access: `perms` is null or points to
+    // writable storage for one `u32`, for the duration of the call.
+    let perms = unsafe { Out::from_raw(perms) };
     status("hsa_amd_vmem_get_access", || {
         let rt = rt()?;
         agent_of(rt, agent)?;
         let mut p = 0;
         vmem_status(runtime::vmem::get_access(va as u64).map(|v| p = v))?;
-        write_out(perms, p)
+        perms.write(p)
     })
 }
 
@@ -2467,19 +2591,25 @@ pub unsafe extern "C" fn hsa_amd_vmem_export_shareable_handle(
     handle: u64,
     _flags: u64,
 ) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_export_shareable_handle: `fd` is null or points to
+    // writable storage for one `i32`, for the duration of the call.
+    let fd = unsafe { Out::from_raw(fd) };
     status("hsa_amd_vmem_export_shareable_handle", || {
         rt()?;
         let mut f = -1;
         vmem_status(runtime::vmem::export(handle).map(|v| f = v))?;
-        write_out(fd, f)
+        fd.write(f)
     })
 }
 
 pub unsafe extern "C" fn hsa_amd_vmem_import_shareable_handle(fd: i32, out: *mut u64) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_vmem_import_shareable_handle: `out` is null or points to
+    // writable storage for one `u64`, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_vmem_import_shareable_handle", || {
         rt()?;
         let mut h = 0;
         vmem_status(runtime::vmem::import(fd).map(|v| h = v))?;
-        write_out(out, h)
+        out.write(h)
     })
 }

@@ -21,6 +21,7 @@ compile_error!(
     "libsoftgpu_hsa's export trampolines (src/interpose/mod.rs) are x86-64 assembly; port `trampoline!` to this target first"
 );
 
+pub mod args;
 pub mod exports;
 pub mod forward;
 pub mod images;
