@@ -39,5 +39,5 @@ pub mod report;
 #[allow(unsafe_code)]
 pub mod runtime;
 
-#[allow(unsafe_code)]
+// Each file of `interpose` that needs `unsafe` allows it itself.
 pub mod interpose;

@@ -17,6 +17,8 @@
 //! borrowed from the caller outlives the export (there is no `'static` here).
 //! Reads and writes are unaligned: C callers may pass any address.
 
+#![allow(unsafe_code)]
+
 use std::ffi::{CStr, c_char, c_void};
 use std::marker::PhantomData;
 

@@ -28,6 +28,8 @@
 //! The tests load a second copy of SoftGPU as the "real" runtime and check
 //! that every forwarded call arrived there.
 
+#![allow(unsafe_code)]
+
 use std::cell::Cell;
 use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};

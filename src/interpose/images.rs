@@ -9,6 +9,7 @@
 //! `HSA_STATUS_ERROR_INVALID_ARGUMENT` instead. Out-parameters are written
 //! only on success.
 
+#![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::c_void;

@@ -204,7 +204,13 @@ macro_rules! entry_points {
         // tail-jump there, else tail-jump to the shim's own function. It
         // touches only r11 and the flags, which the System V ABI lets a callee
         // clobber, and never the stack, so every signature passes through.
-        $(trampoline!($name, $virt);)*
+        /// The trampolines: foreign (assembly) code, the one place of this
+        /// file that opts back in to `unsafe_code`.
+        #[allow(unsafe_code)]
+        mod trampolines {
+            use super::*;
+            $(trampoline!($name, $virt);)*
+        }
 
         /// Per-entry state, one static of each kind per entry point, named
         /// after it: `slot` (forward target, 0 = answered by the shim),

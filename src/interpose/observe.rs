@@ -22,6 +22,8 @@
 //! the hardware doorbell register directly, not through `hsa_signal_store_*`,
 //! is not seen at that moment; its packets are captured at the next store.
 
+#![allow(unsafe_code)]
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering};
 

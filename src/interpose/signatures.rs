@@ -7,7 +7,7 @@
 //! and in [`missing`] the stand-in answered when the real runtime lacks the
 //! function, which logs and returns the entry's failure value.
 
-#![allow(non_camel_case_types, dead_code, unused_imports, clippy::missing_safety_doc)]
+#![allow(unsafe_code, non_camel_case_types, dead_code, unused_imports, clippy::missing_safety_doc)]
 
 use core::ffi::{c_char, c_void};
 

@@ -1,5 +1,7 @@
 //! Agents, ISAs, caches and wavefronts: iteration and attributes.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub(super) type AgentCb = unsafe extern "C" fn(HsaAgent, *mut c_void) -> u32;

@@ -1,5 +1,7 @@
 //! Copies, fills, locked memory, pointer information and copy profiling.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub(super) fn agent_index_of(rt: &runtime::Runtime, a: HsaAgent) -> Result<usize, HsaStatus> {

@@ -1,5 +1,7 @@
 //! Code object readers, executables and their symbols.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 use crate::runtime::executables;

@@ -1,5 +1,7 @@
 //! Memory pools and regions: attributes, allocation, access and registration.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub(super) type PoolCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;

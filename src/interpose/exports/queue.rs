@@ -1,5 +1,7 @@
 //! Queues: creation (virtual, intercept, observe), index operations, CU masks, priority and dispatch profiling.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub(super) type QueueErrorCb = unsafe extern "C" fn(u32, *mut c_void, *mut c_void);

@@ -1,5 +1,7 @@
 //! The ROCr 6.x functions HIP 6.4 imports: logging, engine copies, virtual memory.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 /// ROCr's own logging switches; SoftGPU logs through `SOFTGPU_LOG` instead, so

@@ -1,5 +1,7 @@
 //! Signals: creation, values, waits and asynchronous handlers.
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub(super) fn sig(h: HsaSignal) -> Option<&'static signals::SignalSlot> {

@@ -1,5 +1,7 @@
 //! Lifecycle, status strings, system attributes and extensions (with their function tables).
 
+#![allow(unsafe_code)]
+
 use super::*;
 
 pub unsafe extern "C" fn hsa_init() -> u32 {
