@@ -583,7 +583,7 @@ fn render(rows: &[Row], old: &Decls, new: &Decls) -> String {
          //! it at compile time, and the real runtime's function is called through it),\n\
          //! and in [`missing`] the stand-in answered when the real runtime lacks the\n\
          //! function, which logs and returns the entry's failure value.\n\n\
-         #![allow(non_camel_case_types, dead_code, unused_imports, clippy::missing_safety_doc)]\n\n\
+         #![allow(unsafe_code, non_camel_case_types, dead_code, unused_imports, clippy::missing_safety_doc)]\n\n\
          use core::ffi::{c_char, c_void};\n\n\
          use crate::abi::{AccessDesc, Dim3, DispatchTime, HsaAgent, HsaSignal, PitchedPtr, PointerInfo};\n\
          use crate::runtime::images::abi::{\n    \

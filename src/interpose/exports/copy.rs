@@ -165,10 +165,13 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
     // SAFETY: the HSA contract of hsa_amd_memory_lock: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
-    status("hsa_amd_memory_lock", || {
-        rt()?;
-        lock_common(host, size, out)
-    })
+    status("hsa_amd_memory_lock", || amd_memory_lock(host, size, out))
+}
+
+/// The body of `hsa_amd_memory_lock`, over its converted arguments.
+fn amd_memory_lock(host: *mut c_void, size: usize, out: Out<'_, *mut c_void>) -> R {
+    rt()?;
+    lock_common(host, size, out)
 }
 
 pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
@@ -184,21 +187,34 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_memory_lock_to_pool", || {
-        let rt = rt()?;
-        pool_of(rt, pool)?;
-        lock_common(host, size, out)
+        amd_memory_lock_to_pool(host, size, pool, out)
     })
 }
 
+/// The body of `hsa_amd_memory_lock_to_pool`, over its converted arguments.
+fn amd_memory_lock_to_pool(
+    host: *mut c_void,
+    size: usize,
+    pool: u64,
+    out: Out<'_, *mut c_void>,
+) -> R {
+    let rt = rt()?;
+    pool_of(rt, pool)?;
+    lock_common(host, size, out)
+}
+
 pub unsafe extern "C" fn hsa_amd_memory_unlock(host: *mut c_void) -> u32 {
-    status("hsa_amd_memory_unlock", || {
-        rt()?;
-        if memory::unlock(host as u64) {
-            Ok(())
-        } else {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        }
-    })
+    status("hsa_amd_memory_unlock", || amd_memory_unlock(host))
+}
+
+/// The body of `hsa_amd_memory_unlock`, over its converted arguments.
+fn amd_memory_unlock(host: *mut c_void) -> R {
+    rt()?;
+    if memory::unlock(host as u64) {
+        Ok(())
+    } else {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    }
 }
 
 pub(super) type AllocFn = unsafe extern "C" fn(usize) -> *mut c_void;
@@ -300,15 +316,20 @@ pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
     data: *mut c_void,
 ) -> u32 {
     status("hsa_amd_pointer_info_set_userdata", || {
-        rt()?;
-        let (base, ..) =
-            memory::find_allocation(ptr as u64).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
-        if memory::set_user_data(base, data as u64) {
-            Ok(())
-        } else {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        }
+        amd_pointer_info_set_userdata(ptr, data)
     })
+}
+
+/// The body of `hsa_amd_pointer_info_set_userdata`, over its converted arguments.
+fn amd_pointer_info_set_userdata(ptr: *const c_void, data: *mut c_void) -> R {
+    rt()?;
+    let (base, ..) =
+        memory::find_allocation(ptr as u64).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+    if memory::set_user_data(base, data as u64) {
+        Ok(())
+    } else {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    }
 }
 
 pub unsafe extern "C" fn hsa_amd_profiling_async_copy_enable(_enable: bool) -> u32 {
@@ -324,12 +345,17 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
     // writable storage for one `DispatchTime`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_get_async_copy_time", || {
-        rt()?;
-        let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        out.write(DispatchTime {
-            start: slot.start_ts.load(Ordering::Acquire),
-            end: slot.end_ts.load(Ordering::Acquire),
-        })
+        amd_profiling_get_async_copy_time(s, out)
+    })
+}
+
+/// The body of `hsa_amd_profiling_get_async_copy_time`, over its converted arguments.
+fn amd_profiling_get_async_copy_time(s: HsaSignal, out: Out<'_, DispatchTime>) -> R {
+    rt()?;
+    let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+    out.write(DispatchTime {
+        start: slot.start_ts.load(Ordering::Acquire),
+        end: slot.end_ts.load(Ordering::Acquire),
     })
 }
 
@@ -343,10 +369,15 @@ pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_convert_tick_to_system_domain", || {
-        let rt = rt()?;
-        agent_of(rt, agent)?;
-        out.write(tick)
+        amd_profiling_convert_tick_to_system_domain(agent, tick, out)
     })
+}
+
+/// The body of `hsa_amd_profiling_convert_tick_to_system_domain`, over its converted arguments.
+fn amd_profiling_convert_tick_to_system_domain(agent: HsaAgent, tick: u64, out: Out<'_, u64>) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    out.write(tick)
 }
 
 /// Host memory is coherent; the only type the virtual runtime has.
@@ -355,20 +386,30 @@ pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: HsaAgent, out: *mut u
     // writable storage for one `u32`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_coherency_get_type", || {
-        let rt = rt()?;
-        agent_of(rt, agent)?;
-        out.write(0) // HSA_AMD_COHERENCY_TYPE_COHERENT
+        amd_coherency_get_type(agent, out)
     })
+}
+
+/// The body of `hsa_amd_coherency_get_type`, over its converted arguments.
+fn amd_coherency_get_type(agent: HsaAgent, out: Out<'_, u32>) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    out.write(0) // HSA_AMD_COHERENCY_TYPE_COHERENT
 }
 
 pub unsafe extern "C" fn hsa_amd_coherency_set_type(agent: HsaAgent, ty: u32) -> u32 {
     status("hsa_amd_coherency_set_type", || {
-        let rt = rt()?;
-        agent_of(rt, agent)?;
-        if ty == 0 {
-            Ok(())
-        } else {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        }
+        amd_coherency_set_type(agent, ty)
     })
+}
+
+/// The body of `hsa_amd_coherency_set_type`, over its converted arguments.
+fn amd_coherency_set_type(agent: HsaAgent, ty: u32) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    if ty == 0 {
+        Ok(())
+    } else {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    }
 }

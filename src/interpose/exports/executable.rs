@@ -54,9 +54,14 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *
 
 pub unsafe extern "C" fn hsa_code_object_reader_destroy(reader: u64) -> u32 {
     status("hsa_code_object_reader_destroy", || {
-        rt()?;
-        executables::destroy_reader(reader)
+        code_object_reader_destroy(reader)
     })
+}
+
+/// The body of `hsa_code_object_reader_destroy`, over its converted arguments.
+fn code_object_reader_destroy(reader: u64) -> R {
+    rt()?;
+    executables::destroy_reader(reader)
 }
 
 pub unsafe extern "C" fn hsa_executable_create(
@@ -68,13 +73,16 @@ pub unsafe extern "C" fn hsa_executable_create(
     // SAFETY: the HSA contract of hsa_executable_create: `out` is null or points to
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
-    status("hsa_executable_create", || {
-        rt()?;
-        if out.is_null() || profile > 1 {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        out.write(executables::create_executable(profile, 2))
-    })
+    status("hsa_executable_create", || executable_create(profile, out))
+}
+
+/// The body of `hsa_executable_create`, over its converted arguments.
+fn executable_create(profile: u32, out: Out<'_, u64>) -> R {
+    rt()?;
+    if out.is_null() || profile > 1 {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    out.write(executables::create_executable(profile, 2))
 }
 
 pub unsafe extern "C" fn hsa_executable_create_alt(
@@ -87,19 +95,27 @@ pub unsafe extern "C" fn hsa_executable_create_alt(
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_executable_create_alt", || {
-        rt()?;
-        if out.is_null() || profile > 1 || rounding > 2 {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        out.write(executables::create_executable(profile, rounding))
+        executable_create_alt(profile, rounding, out)
     })
 }
 
+/// The body of `hsa_executable_create_alt`, over its converted arguments.
+fn executable_create_alt(profile: u32, rounding: u32, out: Out<'_, u64>) -> R {
+    rt()?;
+    if out.is_null() || profile > 1 || rounding > 2 {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    out.write(executables::create_executable(profile, rounding))
+}
+
 pub unsafe extern "C" fn hsa_executable_destroy(exec: u64) -> u32 {
-    status("hsa_executable_destroy", || {
-        rt()?;
-        executables::destroy_executable(exec)
-    })
+    status("hsa_executable_destroy", || executable_destroy(exec))
+}
+
+/// The body of `hsa_executable_destroy`, over its converted arguments.
+fn executable_destroy(exec: u64) -> R {
+    rt()?;
+    executables::destroy_executable(exec)
 }
 
 pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
@@ -113,23 +129,33 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
     // writable storage for one `u64`, for the duration of the call.
     let loaded = unsafe { Out::from_raw(loaded) };
     status("hsa_executable_load_agent_code_object", || {
-        let rt = rt()?;
-        let AgentKind::Gpu(g) = agent_of(rt, agent)? else {
-            return Err(HsaStatus::ERROR_INVALID_AGENT);
-        };
-        let mach = rt.topo.gpus[g].elf_machine;
-        let l = executables::load(exec, reader, g + 1, mach)?;
-        if let Some(c) = &rt.capture {
-            // The capture stores each code object's symbol table once; records
-            // refer to kernels by kernel object address.
-            c.add_code_object(l.kernels.clone());
-            c.add_kernel_info(l.metas.clone());
-        }
-        if !loaded.is_null() {
-            loaded.write(l.handle)?;
-        }
-        Ok(())
+        executable_load_agent_code_object(exec, agent, reader, loaded)
     })
+}
+
+/// The body of `hsa_executable_load_agent_code_object`, over its converted arguments.
+fn executable_load_agent_code_object(
+    exec: u64,
+    agent: HsaAgent,
+    reader: u64,
+    loaded: Out<'_, u64>,
+) -> R {
+    let rt = rt()?;
+    let AgentKind::Gpu(g) = agent_of(rt, agent)? else {
+        return Err(HsaStatus::ERROR_INVALID_AGENT);
+    };
+    let mach = rt.topo.gpus[g].elf_machine;
+    let l = executables::load(exec, reader, g + 1, mach)?;
+    if let Some(c) = &rt.capture {
+        // The capture stores each code object's symbol table once; records
+        // refer to kernels by kernel object address.
+        c.add_code_object(l.kernels.clone());
+        c.add_kernel_info(l.metas.clone());
+    }
+    if !loaded.is_null() {
+        loaded.write(l.handle)?;
+    }
+    Ok(())
 }
 
 pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_char) -> u32 {
@@ -154,18 +180,23 @@ pub unsafe extern "C" fn hsa_executable_get_info(exec: u64, attr: u32, out: *mut
     // the caller for the attribute's C type, for the duration of the call.
     let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_executable_get_info", || {
-        rt()?;
-        let (profile, state, rounding) = executables::info(exec)?;
-        // hsa_profile_t, hsa_executable_state_t, hsa_default_float_rounding_mode_t:
-        // 4-byte enum stores in ROCr.
-        let r = match ExecutableInfo(attr) {
-            ExecutableInfo::PROFILE => Ok(Info::U32(profile)),
-            ExecutableInfo::STATE => Ok(Info::U32(state)),
-            ExecutableInfo::DEFAULT_FLOAT_ROUNDING_MODE => Ok(Info::U32(rounding)),
-            _ => Err(InfoError::Unsupported),
-        };
-        info_result("hsa_executable_get_info", attr, r, out)
+        executable_get_info(exec, attr, out)
     })
+}
+
+/// The body of `hsa_executable_get_info`, over its converted arguments.
+fn executable_get_info(exec: u64, attr: u32, out: InfoOut<'_>) -> R {
+    rt()?;
+    let (profile, state, rounding) = executables::info(exec)?;
+    // hsa_profile_t, hsa_executable_state_t, hsa_default_float_rounding_mode_t:
+    // 4-byte enum stores in ROCr.
+    let r = match ExecutableInfo(attr) {
+        ExecutableInfo::PROFILE => Ok(Info::U32(profile)),
+        ExecutableInfo::STATE => Ok(Info::U32(state)),
+        ExecutableInfo::DEFAULT_FLOAT_ROUNDING_MODE => Ok(Info::U32(rounding)),
+        _ => Err(InfoError::Unsupported),
+    };
+    info_result("hsa_executable_get_info", attr, r, out)
 }
 
 pub unsafe extern "C" fn hsa_executable_validate(exec: u64, result: *mut u32) -> u32 {
@@ -173,10 +204,15 @@ pub unsafe extern "C" fn hsa_executable_validate(exec: u64, result: *mut u32) ->
     // writable storage for one `u32`, for the duration of the call.
     let result = unsafe { Out::from_raw(result) };
     status("hsa_executable_validate", || {
-        rt()?;
-        executables::info(exec)?;
-        result.write(0)
+        executable_validate(exec, result)
     })
+}
+
+/// The body of `hsa_executable_validate`, over its converted arguments.
+fn executable_validate(exec: u64, result: Out<'_, u32>) -> R {
+    rt()?;
+    executables::info(exec)?;
+    result.write(0)
 }
 
 pub unsafe extern "C" fn hsa_executable_validate_alt(
@@ -212,11 +248,21 @@ pub unsafe extern "C" fn hsa_executable_get_symbol_by_name(
     // readable for the call.
     let (name, agent) = unsafe { (CStrArg::from_raw(name), InOpt::from_raw(agent)) };
     status("hsa_executable_get_symbol_by_name", || {
-        let rt = rt()?;
-        let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
-        let a = agent_filter(rt, &agent)?;
-        out.write(executables::symbol_by_name(exec, name, a)?)
+        executable_get_symbol_by_name(exec, name, agent, out)
     })
+}
+
+/// The body of `hsa_executable_get_symbol_by_name`, over its converted arguments.
+fn executable_get_symbol_by_name(
+    exec: u64,
+    name: CStrArg<'_>,
+    agent: InOpt<'_, HsaAgent>,
+    out: Out<'_, u64>,
+) -> R {
+    let rt = rt()?;
+    let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
+    let a = agent_filter(rt, &agent)?;
+    out.write(executables::symbol_by_name(exec, name, a)?)
 }
 
 pub unsafe extern "C" fn hsa_executable_get_symbol(
@@ -234,11 +280,16 @@ pub unsafe extern "C" fn hsa_executable_get_symbol(
     // or NUL-terminated, readable for the call.
     let name = unsafe { CStrArg::from_raw(name) };
     status("hsa_executable_get_symbol", || {
-        let rt = rt()?;
-        let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
-        let a = Topology::agent_index(agent_of(rt, agent)?);
-        out.write(executables::symbol_by_name(exec, name, Some(a))?)
+        executable_get_symbol(exec, name, agent, out)
     })
+}
+
+/// The body of `hsa_executable_get_symbol`, over its converted arguments.
+fn executable_get_symbol(exec: u64, name: CStrArg<'_>, agent: HsaAgent, out: Out<'_, u64>) -> R {
+    let rt = rt()?;
+    let name = name.to_str(HsaStatus::ERROR_INVALID_SYMBOL_NAME)?;
+    let a = Topology::agent_index(agent_of(rt, agent)?);
+    out.write(executables::symbol_by_name(exec, name, Some(a))?)
 }
 
 pub unsafe extern "C" fn hsa_executable_symbol_get_info(
@@ -250,53 +301,56 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
     // the caller for the attribute's C type, for the duration of the call.
     let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_executable_symbol_get_info", || {
-        let rt = rt()?;
-        let s = executables::symbol(sym)?;
-        let kernel = s.kind == crate::code_object::SymbolKind::Kernel;
-        let kd = s.kd.unwrap_or_default();
-        // What ROCr's loader answers (5.2.3 and 6.4, loader/executable.cpp):
-        // the common attributes for every symbol (including the object address
-        // under both its names), the kernel attributes for kernels and the
-        // variable attributes for variables; anything else is INVALID_ARGUMENT.
-        use SymbolInfo as Y;
-        let info = match SymbolInfo(attr) {
-            Y::TYPE => Some(Info::U32(u32::from(kernel))), // VARIABLE 0, KERNEL 1
-            Y::NAME_LENGTH => Some(Info::U32(s.name.len() as u32)),
-            Y::NAME => Some(Info::Bytes(s.name.as_bytes().to_vec())), // no NUL, as ROCr
-            Y::MODULE_NAME_LENGTH => Some(Info::U32(0)),
-            Y::MODULE_NAME => Some(Info::Bytes(Vec::new())),
-            Y::LINKAGE => Some(Info::U32(u32::from(s.global))),
-            Y::IS_DEFINITION => Some(Info::Bool(true)),
-            Y::KERNEL_CALL_CONVENTION => Some(Info::U32(0)),
-            Y::KERNEL_OBJECT | Y::VARIABLE_ADDRESS => Some(Info::U64(s.address)),
-            Y::AGENT => Some(Info::U64(rt.topo.agent_handle(s.agent_index))),
-            Y::KERNEL_KERNARG_SEGMENT_SIZE if kernel => Some(Info::U32(s.kernarg_size)),
-            Y::KERNEL_KERNARG_SEGMENT_ALIGNMENT if kernel => Some(Info::U32(s.kernarg_align)),
-            Y::KERNEL_GROUP_SEGMENT_SIZE if kernel => Some(Info::U32(kd.group_segment_fixed_size)),
-            Y::KERNEL_PRIVATE_SEGMENT_SIZE if kernel => {
-                Some(Info::U32(kd.private_segment_fixed_size))
-            }
-            Y::KERNEL_DYNAMIC_CALLSTACK if kernel => Some(Info::Bool(kd.uses_dynamic_stack())),
-            Y::KERNEL_WAVEFRONT_SIZE if kernel => Some(Info::U32(kd.wavefront_size())),
-            // A kernel descriptor: 64 bytes, 64-byte aligned.
-            Y::EXT_KERNEL_OBJECT_SIZE | Y::EXT_KERNEL_OBJECT_ALIGN if kernel => Some(Info::U32(64)),
-            Y::VARIABLE_ALLOCATION if !kernel => Some(Info::U32(0)), // AGENT
-            Y::VARIABLE_SEGMENT if !kernel => Some(Info::U32(0)),    // GLOBAL
-            // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
-            Y::VARIABLE_ALIGNMENT if !kernel => Some(Info::U32(8)),
-            Y::VARIABLE_SIZE if !kernel => Some(Info::U32(s.size as u32)),
-            Y::VARIABLE_IS_CONST if !kernel => Some(Info::Bool(false)),
-            _ => None,
-        };
-        let Some(info) = info else {
-            tracing::debug!(
-                "softgpu: hsa_executable_symbol_get_info: attribute {attr} does not apply to {} (ROCr does not answer it either)",
-                s.name
-            );
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        };
-        out.write(&info)
+        executable_symbol_get_info(sym, attr, out)
     })
+}
+
+/// The body of `hsa_executable_symbol_get_info`, over its converted arguments.
+fn executable_symbol_get_info(sym: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let s = executables::symbol(sym)?;
+    let kernel = s.kind == crate::code_object::SymbolKind::Kernel;
+    let kd = s.kd.unwrap_or_default();
+    // What ROCr's loader answers (5.2.3 and 6.4, loader/executable.cpp):
+    // the common attributes for every symbol (including the object address
+    // under both its names), the kernel attributes for kernels and the
+    // variable attributes for variables; anything else is INVALID_ARGUMENT.
+    use SymbolInfo as Y;
+    let info = match SymbolInfo(attr) {
+        Y::TYPE => Some(Info::U32(u32::from(kernel))), // VARIABLE 0, KERNEL 1
+        Y::NAME_LENGTH => Some(Info::U32(s.name.len() as u32)),
+        Y::NAME => Some(Info::Bytes(s.name.as_bytes().to_vec())), // no NUL, as ROCr
+        Y::MODULE_NAME_LENGTH => Some(Info::U32(0)),
+        Y::MODULE_NAME => Some(Info::Bytes(Vec::new())),
+        Y::LINKAGE => Some(Info::U32(u32::from(s.global))),
+        Y::IS_DEFINITION => Some(Info::Bool(true)),
+        Y::KERNEL_CALL_CONVENTION => Some(Info::U32(0)),
+        Y::KERNEL_OBJECT | Y::VARIABLE_ADDRESS => Some(Info::U64(s.address)),
+        Y::AGENT => Some(Info::U64(rt.topo.agent_handle(s.agent_index))),
+        Y::KERNEL_KERNARG_SEGMENT_SIZE if kernel => Some(Info::U32(s.kernarg_size)),
+        Y::KERNEL_KERNARG_SEGMENT_ALIGNMENT if kernel => Some(Info::U32(s.kernarg_align)),
+        Y::KERNEL_GROUP_SEGMENT_SIZE if kernel => Some(Info::U32(kd.group_segment_fixed_size)),
+        Y::KERNEL_PRIVATE_SEGMENT_SIZE if kernel => Some(Info::U32(kd.private_segment_fixed_size)),
+        Y::KERNEL_DYNAMIC_CALLSTACK if kernel => Some(Info::Bool(kd.uses_dynamic_stack())),
+        Y::KERNEL_WAVEFRONT_SIZE if kernel => Some(Info::U32(kd.wavefront_size())),
+        // A kernel descriptor: 64 bytes, 64-byte aligned.
+        Y::EXT_KERNEL_OBJECT_SIZE | Y::EXT_KERNEL_OBJECT_ALIGN if kernel => Some(Info::U32(64)),
+        Y::VARIABLE_ALLOCATION if !kernel => Some(Info::U32(0)), // AGENT
+        Y::VARIABLE_SEGMENT if !kernel => Some(Info::U32(0)),    // GLOBAL
+        // ELF symbols carry no alignment; SoftGPU policy: 8 bytes.
+        Y::VARIABLE_ALIGNMENT if !kernel => Some(Info::U32(8)),
+        Y::VARIABLE_SIZE if !kernel => Some(Info::U32(s.size as u32)),
+        Y::VARIABLE_IS_CONST if !kernel => Some(Info::Bool(false)),
+        _ => None,
+    };
+    let Some(info) = info else {
+        tracing::debug!(
+            "softgpu: hsa_executable_symbol_get_info: attribute {attr} does not apply to {} (ROCr does not answer it either)",
+            s.name
+        );
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    };
+    out.write(&info)
 }
 
 pub(super) type ExecSymbolCb = unsafe extern "C" fn(u64, u64, *mut c_void) -> u32;
@@ -340,8 +394,13 @@ pub unsafe extern "C" fn hsa_executable_iterate_program_symbols(
     _data: *mut c_void,
 ) -> u32 {
     status("hsa_executable_iterate_program_symbols", || {
-        rt()?;
-        cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
-        executables::info(exec).map(|_| ())
+        executable_iterate_program_symbols(exec, cb)
     })
+}
+
+/// The body of `hsa_executable_iterate_program_symbols`, over its converted arguments.
+fn executable_iterate_program_symbols(exec: u64, cb: Option<ExecSymbolCb>) -> R {
+    rt()?;
+    cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+    executables::info(exec).map(|_| ())
 }

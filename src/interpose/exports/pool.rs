@@ -66,26 +66,34 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
     // the caller for the attribute's C type, for the duration of the call.
     let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_amd_memory_pool_get_info", || {
-        let rt = rt()?;
-        let p = pool_of(rt, pool)?;
-        let r = rt.topo.pool_info(p, PoolInfo(attr));
-        info_result("hsa_amd_memory_pool_get_info", attr, r, out)
+        amd_memory_pool_get_info(pool, attr, out)
     })
+}
+
+/// The body of `hsa_amd_memory_pool_get_info`, over its converted arguments.
+fn amd_memory_pool_get_info(pool: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let p = pool_of(rt, pool)?;
+    let r = rt.topo.pool_info(p, PoolInfo(attr));
+    info_result("hsa_amd_memory_pool_get_info", attr, r, out)
 }
 
 pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
     // SAFETY: the HSA contract of hsa_region_get_info: `out` is null or sized by
     // the caller for the attribute's C type, for the duration of the call.
     let out = unsafe { InfoOut::from_raw(out) };
-    status("hsa_region_get_info", || {
-        let rt = rt()?;
-        let p = rt
-            .topo
-            .pool(region)
-            .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
-        let r = rt.topo.region_info(p, RegionInfo(attr));
-        info_result("hsa_region_get_info", attr, r, out)
-    })
+    status("hsa_region_get_info", || region_get_info(region, attr, out))
+}
+
+/// The body of `hsa_region_get_info`, over its converted arguments.
+fn region_get_info(region: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let p = rt
+        .topo
+        .pool(region)
+        .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+    let r = rt.topo.region_info(p, RegionInfo(attr));
+    info_result("hsa_region_get_info", attr, r, out)
 }
 
 pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
@@ -98,12 +106,17 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
     // the caller for the attribute's C type, for the duration of the call.
     let out = unsafe { InfoOut::from_raw(out) };
     status("hsa_amd_agent_memory_pool_get_info", || {
-        let rt = rt()?;
-        let a = agent_of(rt, agent)?;
-        let p = pool_of(rt, pool)?;
-        let r = rt.topo.agent_pool_info(a, p, AgentPoolInfo(attr));
-        info_result("hsa_amd_agent_memory_pool_get_info", attr, r, out)
+        amd_agent_memory_pool_get_info(agent, pool, attr, out)
     })
+}
+
+/// The body of `hsa_amd_agent_memory_pool_get_info`, over its converted arguments.
+fn amd_agent_memory_pool_get_info(agent: HsaAgent, pool: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let a = agent_of(rt, agent)?;
+    let p = pool_of(rt, pool)?;
+    let r = rt.topo.agent_pool_info(a, p, AgentPoolInfo(attr));
+    info_result("hsa_amd_agent_memory_pool_get_info", attr, r, out)
 }
 
 pub(super) fn allocate_in(
@@ -137,10 +150,15 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_memory_pool_allocate", || {
-        let rt = rt()?;
-        let p = pool_of(rt, pool)?;
-        allocate_in(rt, p, size, out)
+        amd_memory_pool_allocate(pool, size, out)
     })
+}
+
+/// The body of `hsa_amd_memory_pool_allocate`, over its converted arguments.
+fn amd_memory_pool_allocate(pool: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
+    let rt = rt()?;
+    let p = pool_of(rt, pool)?;
+    allocate_in(rt, p, size, out)
 }
 
 pub unsafe extern "C" fn hsa_memory_allocate(
@@ -151,14 +169,17 @@ pub unsafe extern "C" fn hsa_memory_allocate(
     // SAFETY: the HSA contract of hsa_memory_allocate: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
-    status("hsa_memory_allocate", || {
-        let rt = rt()?;
-        let p = rt
-            .topo
-            .pool(region)
-            .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
-        allocate_in(rt, p, size, out)
-    })
+    status("hsa_memory_allocate", || memory_allocate(region, size, out))
+}
+
+/// The body of `hsa_memory_allocate`, over its converted arguments.
+fn memory_allocate(region: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
+    let rt = rt()?;
+    let p = rt
+        .topo
+        .pool(region)
+        .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+    allocate_in(rt, p, size, out)
 }
 
 pub(super) fn free_ptr(ptr: *mut c_void) -> R {
@@ -202,38 +223,49 @@ pub unsafe extern "C" fn hsa_amd_agents_allow_access(
     // null or an array of `n` agents, read during the call only.
     let agents = unsafe { InSlice::from_raw(agents, n as usize) };
     status("hsa_amd_agents_allow_access", || {
-        let rt = rt()?;
-        if agents.is_empty() || agents.is_null() || ptr.is_null() {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        for a in agents.iter() {
-            agent_of(rt, a)?;
-        }
-        Ok(())
+        amd_agents_allow_access(agents, ptr)
     })
+}
+
+/// The body of `hsa_amd_agents_allow_access`, over its converted arguments.
+fn amd_agents_allow_access(agents: InSlice<'_, HsaAgent>, ptr: *const c_void) -> R {
+    let rt = rt()?;
+    if agents.is_empty() || agents.is_null() || ptr.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    for a in agents.iter() {
+        agent_of(rt, a)?;
+    }
+    Ok(())
 }
 
 /// Registration pins host memory for a device; host memory needs no pinning here.
 pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
-    status("hsa_memory_register", || {
-        rt()?;
-        if ptr.is_null() || size == 0 {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        } else {
-            Ok(())
-        }
-    })
+    status("hsa_memory_register", || memory_register(ptr, size))
+}
+
+/// The body of `hsa_memory_register`, over its converted arguments.
+fn memory_register(ptr: *mut c_void, size: usize) -> R {
+    rt()?;
+    if ptr.is_null() || size == 0 {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
 }
 
 pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
-    status("hsa_memory_deregister", || {
-        rt()?;
-        if ptr.is_null() {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        } else {
-            Ok(())
-        }
-    })
+    status("hsa_memory_deregister", || memory_deregister(ptr))
+}
+
+/// The body of `hsa_memory_deregister`, over its converted arguments.
+fn memory_deregister(ptr: *mut c_void) -> R {
+    rt()?;
+    if ptr.is_null() {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
 }
 
 pub unsafe extern "C" fn hsa_memory_assign_agent(
@@ -242,14 +274,19 @@ pub unsafe extern "C" fn hsa_memory_assign_agent(
     _access: u32,
 ) -> u32 {
     status("hsa_memory_assign_agent", || {
-        let rt = rt()?;
-        agent_of(rt, agent)?;
-        if ptr.is_null() {
-            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
-        } else {
-            Ok(())
-        }
+        memory_assign_agent(ptr, agent)
     })
+}
+
+/// The body of `hsa_memory_assign_agent`, over its converted arguments.
+fn memory_assign_agent(ptr: *mut c_void, agent: HsaAgent) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    if ptr.is_null() {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
 }
 
 /// A copy the runtime performs itself: the bytes really move (host memcpy).

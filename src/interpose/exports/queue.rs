@@ -314,15 +314,20 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
     // writable storage for one `DispatchTime`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
     status("hsa_amd_profiling_get_dispatch_time", || {
-        let rt = rt()?;
-        agent_of(rt, agent)?;
-        let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        let end = slot.end_ts.load(Ordering::Acquire);
-        let start = slot.start_ts.load(Ordering::Acquire);
-        out.write(DispatchTime {
-            start: if start == 0 { end } else { start },
-            end,
-        })
+        amd_profiling_get_dispatch_time(agent, s, out)
+    })
+}
+
+/// The body of `hsa_amd_profiling_get_dispatch_time`, over its converted arguments.
+fn amd_profiling_get_dispatch_time(agent: HsaAgent, s: HsaSignal, out: Out<'_, DispatchTime>) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    let slot = sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+    let end = slot.end_ts.load(Ordering::Acquire);
+    let start = slot.start_ts.load(Ordering::Acquire);
+    out.write(DispatchTime {
+        start: if start == 0 { end } else { start },
+        end,
     })
 }
 

@@ -30,14 +30,17 @@ pub unsafe extern "C" fn hsa_signal_create(
     // SAFETY: the HSA contract of hsa_signal_create: `out` is null or points to
     // writable storage for one `HsaSignal`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
-    status("hsa_signal_create", || {
-        rt()?;
-        if out.is_null() {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        let h = signals::create(initial).ok_or(HsaStatus::ERROR_OUT_OF_RESOURCES)?;
-        out.write(HsaSignal { handle: h })
-    })
+    status("hsa_signal_create", || signal_create(initial, out))
+}
+
+/// The body of `hsa_signal_create`, over its converted arguments.
+fn signal_create(initial: i64, out: Out<'_, HsaSignal>) -> R {
+    rt()?;
+    if out.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let h = signals::create(initial).ok_or(HsaStatus::ERROR_OUT_OF_RESOURCES)?;
+    out.write(HsaSignal { handle: h })
 }
 
 pub unsafe extern "C" fn hsa_amd_signal_create(
@@ -101,18 +104,29 @@ pub unsafe extern "C" fn hsa_amd_signal_async_handler(
     arg: *mut c_void,
 ) -> u32 {
     status("hsa_amd_signal_async_handler", || {
-        rt()?;
-        let handler = handler.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
-        if cond > 3 {
-            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
-        }
-        sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
-        if events::register(s.handle, SignalCondition(cond), value, handler, arg) {
-            Ok(())
-        } else {
-            Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
-        }
+        amd_signal_async_handler(s, cond, value, handler, arg)
     })
+}
+
+/// The body of `hsa_amd_signal_async_handler`, over its converted arguments.
+fn amd_signal_async_handler(
+    s: HsaSignal,
+    cond: u32,
+    value: i64,
+    handler: Option<SignalHandler>,
+    arg: *mut c_void,
+) -> R {
+    rt()?;
+    let handler = handler.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+    if cond > 3 {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    sig(s).ok_or(HsaStatus::ERROR_INVALID_SIGNAL)?;
+    if events::register(s.handle, SignalCondition(cond), value, handler, arg) {
+        Ok(())
+    } else {
+        Err(HsaStatus::ERROR_OUT_OF_RESOURCES)
+    }
 }
 
 pub unsafe extern "C" fn hsa_amd_signal_wait_any(
