@@ -665,6 +665,12 @@ pub mod device_type {
     pub const GPU: u32 = 1;
 }
 
+/// `hsa_symbol_kind_t`.
+pub mod symbol_kind {
+    pub const VARIABLE: u32 = 0;
+    pub const KERNEL: u32 = 1;
+}
+
 /// `hsa_profile_t`.
 pub mod profile {
     pub const BASE: u32 = 0;
@@ -1132,6 +1138,8 @@ pub const CONSTANTS: &[(&str, i64)] = &[
     ("HSA_AMD_LINK_INFO_TYPE_XGMI", link_type::XGMI as i64),
     ("HSA_DEVICE_TYPE_CPU", device_type::CPU as i64),
     ("HSA_DEVICE_TYPE_GPU", device_type::GPU as i64),
+    ("HSA_SYMBOL_KIND_VARIABLE", symbol_kind::VARIABLE as i64),
+    ("HSA_SYMBOL_KIND_KERNEL", symbol_kind::KERNEL as i64),
     ("HSA_PROFILE_BASE", profile::BASE as i64),
     ("HSA_PROFILE_FULL", profile::FULL as i64),
 ];

@@ -526,8 +526,6 @@ pub struct RealAgent {
     pub workgroup_max: u32,
 }
 
-const DEVICE_TYPE_GPU: u32 = 1;
-
 fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
     let mut v = init;
     let st = call_real!(hsa_agent_get_info(
@@ -571,7 +569,7 @@ pub fn real_agents() -> Vec<RealAgent> {
             RealAgent {
                 handle: h,
                 product,
-                gpu: agent_info(h, AgentInfo::DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
+                gpu: agent_info(h, AgentInfo::DEVICE, 0u32) == Some(crate::abi::device_type::GPU),
                 name,
                 workgroup_max: agent_info(h, AgentInfo::WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
             }
@@ -589,8 +587,6 @@ pub struct RealKernel {
     pub group_segment_size: u32,
     pub private_segment_size: u32,
 }
-
-const SYMBOL_KIND_KERNEL: u32 = 1;
 
 fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
     let mut v = init;
@@ -619,7 +615,7 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
     ));
     let mut out = Vec::new();
     for s in syms {
-        if symbol_info(s, SymbolInfo::TYPE, u32::MAX) != Some(SYMBOL_KIND_KERNEL) {
+        if symbol_info(s, SymbolInfo::TYPE, u32::MAX) != Some(crate::abi::symbol_kind::KERNEL) {
             continue;
         }
         let len = symbol_info(s, SymbolInfo::NAME_LENGTH, 0u32).unwrap_or(0) as usize;

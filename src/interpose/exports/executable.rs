@@ -317,7 +317,11 @@ fn executable_symbol_get_info(sym: u64, attr: u32, out: InfoOut<'_>) -> R {
     // variable attributes for variables; anything else is INVALID_ARGUMENT.
     use SymbolInfo as Y;
     let info = match SymbolInfo(attr) {
-        Y::TYPE => Some(Info::U32(u32::from(kernel))), // VARIABLE 0, KERNEL 1
+        Y::TYPE => Some(Info::U32(if kernel {
+            crate::abi::symbol_kind::KERNEL
+        } else {
+            crate::abi::symbol_kind::VARIABLE
+        })),
         Y::NAME_LENGTH => Some(Info::U32(s.name.len() as u32)),
         Y::NAME => Some(Info::Bytes(s.name.as_bytes().to_vec())), // no NUL, as ROCr
         Y::MODULE_NAME_LENGTH => Some(Info::U32(0)),
