@@ -257,7 +257,7 @@ fn parse(text: &str) -> Decls {
                 let def = match body[0].as_str() {
                     "enum" => Typedef::Enum,
                     "struct" => Typedef::Struct(
-                        statements(&body[open + 1..close].to_vec())
+                        statements(&body[open + 1..close])
                             .into_iter()
                             .map(|f| f[..f.len() - 1].to_vec())
                             .collect(),
@@ -289,7 +289,7 @@ fn parse(text: &str) -> Decls {
             d.typedefs.insert(
                 format!("struct {}", st[1]),
                 Typedef::Struct(
-                    statements(&st[3..close].to_vec())
+                    statements(&st[3..close])
                         .into_iter()
                         .map(|f| f[..f.len() - 1].to_vec())
                         .collect(),
@@ -640,8 +640,8 @@ fn render(rows: &[Row], old: &Decls, new: &Decls) -> String {
                 "{name} takes a struct {p}: mirror it in abi (MIRRORED) to implement it"
             );
             s.push_str(&format!(
-                "\n/// `{proto}` ({from}): takes a struct by value that the crate does not\n\
-                 /// mirror, so it has no Rust signature; fail-closed.\n"
+                "\n// `{proto}` ({from}): takes a struct by value that the crate does not\n\
+                 // mirror, so it has no Rust signature; fail-closed.\n"
             ));
             stand_ins.push_str(&format!(
                 "\n    /// Reads no argument (see the type's note above).\n    \

@@ -718,8 +718,8 @@ pub type hsa_ext_program_create = unsafe extern "C" fn(u32, u32, u32, *const c_c
 /// `hsa_status_t hsa_ext_program_destroy(hsa_ext_program_t program)` (ROCr 5.2.3)
 pub type hsa_ext_program_destroy = unsafe extern "C" fn(u64) -> u32;
 
-/// `hsa_status_t hsa_ext_program_finalize(hsa_ext_program_t program, hsa_isa_t isa, int32_t call_convention, hsa_ext_control_directives_t control_directives, const char *options, hsa_code_object_type_t code_object_type, hsa_code_object_t *code_object)` (ROCr 5.2.3): takes a struct by value that the crate does not
-/// mirror, so it has no Rust signature; fail-closed.
+// `hsa_status_t hsa_ext_program_finalize(hsa_ext_program_t program, hsa_isa_t isa, int32_t call_convention, hsa_ext_control_directives_t control_directives, const char *options, hsa_code_object_type_t code_object_type, hsa_code_object_t *code_object)` (ROCr 5.2.3): takes a struct by value that the crate does not
+// mirror, so it has no Rust signature; fail-closed.
 
 /// `hsa_status_t hsa_ext_program_get_info(hsa_ext_program_t program, hsa_ext_program_info_t attribute, void *value)` (ROCr 5.2.3)
 pub type hsa_ext_program_get_info = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
