@@ -526,7 +526,10 @@ pub struct RealAgent {
     pub workgroup_max: u32,
 }
 
-fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
+/// # Safety
+/// `agent` is an agent handle of the real runtime, and `T` has the size ROCr
+/// writes for `attr` (the real runtime writes that many bytes into it).
+unsafe fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
     let mut v = init;
     let st = call_real!(hsa_agent_get_info(
         HsaAgent { handle: agent },
@@ -556,8 +559,14 @@ pub fn real_agents() -> Vec<RealAgent> {
     handles
         .into_iter()
         .map(|h| {
+            // SAFETY (each agent_info below): `h` came from the real
+            // runtime's own hsa_iterate_agents; NAME and AMD_PRODUCT_NAME
+            // are 64-byte strings in ROCr, DEVICE and WORKGROUP_MAX_SIZE
+            // 32-bit values.
+            let u32_info = |attr| unsafe { agent_info(h, attr, 0u32) };
             let text = |attr| {
-                agent_info(h, attr, [0u8; 64])
+                // SAFETY: as above.
+                unsafe { agent_info(h, attr, [0u8; 64]) }
                     .map(|b| {
                         let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                         String::from_utf8_lossy(&b[..n]).into_owned()
@@ -569,9 +578,9 @@ pub fn real_agents() -> Vec<RealAgent> {
             RealAgent {
                 handle: h,
                 product,
-                gpu: agent_info(h, AgentInfo::DEVICE, 0u32) == Some(crate::abi::device_type::GPU),
+                gpu: u32_info(AgentInfo::DEVICE) == Some(crate::abi::device_type::GPU),
                 name,
-                workgroup_max: agent_info(h, AgentInfo::WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
+                workgroup_max: u32_info(AgentInfo::WORKGROUP_MAX_SIZE).unwrap_or(0),
             }
         })
         .collect()
@@ -588,7 +597,10 @@ pub struct RealKernel {
     pub private_segment_size: u32,
 }
 
-fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
+/// # Safety
+/// `sym` is a symbol handle of the real runtime, and `T` has the size ROCr
+/// writes for `attr`.
+unsafe fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
     let mut v = init;
     let st = call_real!(hsa_executable_symbol_get_info(
         sym,
@@ -599,7 +611,11 @@ fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
 }
 
 /// The kernel symbols of a frozen real executable.
-pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
+///
+/// # Safety
+/// `exec` is an executable handle the real runtime handed out (the real
+/// runtime dereferences it).
+pub unsafe fn real_kernels(exec: u64) -> Vec<RealKernel> {
     unsafe extern "C" fn collect(_exec: u64, sym: u64, data: *mut c_void) -> u32 {
         // SAFETY: `data` is the `&mut Vec<u64>` passed below, alive and
         // exclusively ours for the duration of the iteration.
@@ -615,10 +631,19 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
     ));
     let mut out = Vec::new();
     for s in syms {
-        if symbol_info(s, SymbolInfo::TYPE, u32::MAX) != Some(crate::abi::symbol_kind::KERNEL) {
+        // SAFETY (each call below): `s` came from the real runtime's own
+        // iteration of `exec`; TYPE, NAME_LENGTH and the segment sizes are
+        // 32-bit values in ROCr, AGENT and KERNEL_OBJECT 64-bit.
+        let u32_info = |attr| unsafe { symbol_info(s, attr, 0u32) };
+        // SAFETY: as above.
+        let u64_info = |attr| unsafe { symbol_info(s, attr, 0u64) };
+        // SAFETY: as above.
+        if unsafe { symbol_info(s, SymbolInfo::TYPE, u32::MAX) }
+            != Some(crate::abi::symbol_kind::KERNEL)
+        {
             continue;
         }
-        let len = symbol_info(s, SymbolInfo::NAME_LENGTH, 0u32).unwrap_or(0) as usize;
+        let len = u32_info(SymbolInfo::NAME_LENGTH).unwrap_or(0) as usize;
         if len == 0 || len > 1 << 16 {
             continue;
         }
@@ -634,15 +659,12 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
         buf.truncate(len);
         let name = String::from_utf8_lossy(&buf).into_owned();
         out.push(RealKernel {
-            agent: symbol_info(s, SymbolInfo::AGENT, 0u64).unwrap_or(0),
+            agent: u64_info(SymbolInfo::AGENT).unwrap_or(0),
             name,
-            kernel_object: symbol_info(s, SymbolInfo::KERNEL_OBJECT, 0u64).unwrap_or(0),
-            kernarg_size: symbol_info(s, SymbolInfo::KERNEL_KERNARG_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
-            group_segment_size: symbol_info(s, SymbolInfo::KERNEL_GROUP_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
-            private_segment_size: symbol_info(s, SymbolInfo::KERNEL_PRIVATE_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
+            kernel_object: u64_info(SymbolInfo::KERNEL_OBJECT).unwrap_or(0),
+            kernarg_size: u32_info(SymbolInfo::KERNEL_KERNARG_SEGMENT_SIZE).unwrap_or(0),
+            group_segment_size: u32_info(SymbolInfo::KERNEL_GROUP_SEGMENT_SIZE).unwrap_or(0),
+            private_segment_size: u32_info(SymbolInfo::KERNEL_PRIVATE_SEGMENT_SIZE).unwrap_or(0),
         });
     }
     out
@@ -650,15 +672,23 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
 
 /// `hsa_signal_load_scacquire` on a real signal. When the real runtime lacks
 /// the function: the error value, never 0 (which reads as completed).
+///
+/// # Safety
+/// `h` is a signal of the real runtime (the program's, under the HSA
+/// contract of the packet or call that named it): the real runtime
+/// dereferences it.
 #[inline]
-pub fn signal_load(h: u64) -> i64 {
+pub unsafe fn signal_load(h: u64) -> i64 {
     call_real!(hsa_signal_load_scacquire(HsaSignal { handle: h }))
         .unwrap_or(crate::runtime::signals::ERROR_VALUE)
 }
 
 /// Diagnostic completion of a real signal: an atomic decrement by one.
+///
+/// # Safety
+/// As for [`signal_load`]: `h` is a signal of the real runtime.
 #[inline]
-pub fn signal_complete(h: u64) {
+pub unsafe fn signal_complete(h: u64) {
     let _ = call_real!(hsa_signal_subtract_screlease(HsaSignal { handle: h }, 1));
 }
 

@@ -509,7 +509,10 @@ impl SignalOps for RuntimeSignals {
             // one call into the real runtime made with a lock held (this
             // queue's drain lock); a signal load never calls back into the
             // program or the shim, so it cannot re-enter that lock.
-            None if forward::intercepting() => forward::signal_load(handle),
+            // SAFETY: not one of ours, and in intercept mode every other
+            // signal a packet names is the real runtime's (the program's
+            // HSA contract for the packet).
+            None if forward::intercepting() => unsafe { forward::signal_load(handle) },
             None => 0,
         }
     }
@@ -659,7 +662,13 @@ impl VirtualQueue {
         // runtime now that no lock of ours is held, in processing order.
         let after = signals.after.into_inner();
         for &h in &after.handles[..after.len] {
-            forward::signal_complete(h);
+            // SAFETY: completion signals that are not the shim's. In
+            // intercept mode they are the real runtime's, by the program's
+            // HSA contract for the packet. Shim queues exist only in
+            // virtual and intercept mode (observe drains the real runtime's
+            // queues and completes nothing), and in virtual mode no real
+            // runtime is resolved, so `signal_complete` calls nothing.
+            unsafe { forward::signal_complete(h) };
         }
         // Another pass at once: the pass stopped at its cap, or a barrier
         // may be waiting for a real signal just completed.

@@ -164,7 +164,10 @@ pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_cha
         let st = call_real!(hsa_executable_freeze(exec, _options)).unwrap_or(HsaStatus::ERROR.0);
         if st == 0 {
             if let Ok(rt) = rt() {
-                runtime::executables::record_real_kernels(rt, &forward::real_kernels(exec));
+                // SAFETY: the real hsa_executable_freeze just accepted `exec`:
+                // an executable of the real runtime.
+                let kernels = unsafe { forward::real_kernels(exec) };
+                runtime::executables::record_real_kernels(rt, &kernels);
             }
         }
         return st;
