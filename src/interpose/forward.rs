@@ -559,7 +559,7 @@ pub fn real_agents() -> Vec<RealAgent> {
     handles
         .into_iter()
         .map(|h| {
-            // SAFETY (each agent_info below): `h` came from the real
+            // SAFETY: (each agent_info below) `h` came from the real
             // runtime's own hsa_iterate_agents; NAME and AMD_PRODUCT_NAME
             // are 64-byte strings in ROCr, DEVICE and WORKGROUP_MAX_SIZE
             // 32-bit values.
@@ -631,7 +631,7 @@ pub unsafe fn real_kernels(exec: u64) -> Vec<RealKernel> {
     ));
     let mut out = Vec::new();
     for s in syms {
-        // SAFETY (each call below): `s` came from the real runtime's own
+        // SAFETY: (each call below) `s` came from the real runtime's own
         // iteration of `exec`; TYPE, NAME_LENGTH and the segment sizes are
         // 32-bit values in ROCr, AGENT and KERNEL_OBJECT 64-bit.
         let u32_info = |attr| unsafe { symbol_info(s, attr, 0u32) };
