@@ -85,10 +85,19 @@ pub trait Below: Sync {
     fn shut_down(&self) -> u32;
     /// The real runtime's agents, in its iteration order.
     fn agents(&self) -> Vec<RealAgent>;
-    /// `hsa_signal_load_scacquire` on a real signal.
-    fn signal_load(&self, signal: u64) -> i64;
+    /// `hsa_signal_load_scacquire` on a real signal; when the real runtime
+    /// lacks the function, a value that never reads as completed.
+    ///
+    /// # Safety
+    /// `signal` is a signal handle of the real runtime (the program's, under
+    /// the HSA contract of the packet or call that named it): the real
+    /// runtime dereferences it.
+    unsafe fn signal_load(&self, signal: u64) -> i64;
     /// Diagnostic completion of a real signal: an atomic decrement by one.
-    fn signal_complete(&self, signal: u64);
+    ///
+    /// # Safety
+    /// As for [`Below::signal_load`].
+    unsafe fn signal_complete(&self, signal: u64);
     /// Observe mode's totals so far, over every real queue watched.
     fn observed(&self) -> ObservedCounts;
     /// Append this copy's call counts (`SOFTGPU_CALL_COUNTS`), at exit.

@@ -126,6 +126,12 @@ pub trait QueueMemory {
 pub trait SignalOps {
     /// Whether `handle` names a live signal this runtime may write.
     fn is_valid(&self, handle: u64) -> bool;
+    /// Whether a packet may name `handle` as its completion signal: a live
+    /// signal that is not a queue's own doorbell (decrementing a doorbell
+    /// would ring, or unring, a queue the packet does not own).
+    fn may_complete(&self, handle: u64) -> bool {
+        self.is_valid(handle)
+    }
     /// Current value, acquire. Only called on handles for which `is_valid` held.
     fn load(&self, handle: u64) -> i64;
     /// Completion: atomic decrement by one, release, then wake waiters.

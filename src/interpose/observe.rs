@@ -69,14 +69,21 @@ static RETIRED: Mutex<ObservedCounts> = Mutex::new(ObservedCounts {
 
 /// Register the real queue at `queue` (an `hsa_queue_t*` the real runtime
 /// just returned for the GPU agent with capture index `agent_index`).
-pub fn register(queue: *mut libc::c_void, agent_index: u32) {
+///
+/// # Safety
+/// `queue` is null, or the `hsa_queue_t*` a successful `hsa_queue_create` of
+/// the real runtime returned, not yet destroyed: its header is readable now,
+/// and its ring (`base_address`, `size` packets) stays readable until
+/// [`unregister`] is called for it, which `hsa_queue_destroy` does before the
+/// real runtime frees the queue.
+pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
     if queue.is_null() {
         return;
     }
     let q = queue as *const AmdQueue;
-    // SAFETY: `queue` is the non-null `hsa_queue_t*` the real runtime returned
-    // from a successful hsa_queue_create; an hsa_queue_t is valid to read for
-    // the life of the queue. We read the four plain fields once.
+    // SAFETY: by this function's contract `queue` is a live `hsa_queue_t*`
+    // from the real runtime, whose header (the first field of amd_queue_t)
+    // is readable. We read its four plain fields once.
     let (base, doorbell, size, id) = unsafe {
         let h = &(*q).hsa_queue;
         (

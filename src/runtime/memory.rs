@@ -166,7 +166,10 @@ pub fn unlock(host: u64) -> bool {
     };
     let l = *l;
     map.remove(&k);
-    super::sys::release(l.reservation as *mut u8, l.reservation_len as usize);
+    // SAFETY: the reservation was made by `lock` for this entry alone, which
+    // was just removed under the write lock, so nothing hands it out again;
+    // it is PROT_NONE, so no reference can point into it.
+    unsafe { super::sys::release(l.reservation as *mut u8, l.reservation_len as usize) };
     true
 }
 

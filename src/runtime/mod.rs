@@ -23,6 +23,7 @@ pub mod executables;
 pub mod images;
 pub mod memory;
 pub mod queues;
+pub mod ratelimit;
 pub mod signals;
 pub mod sys;
 pub mod vmem;
@@ -165,7 +166,7 @@ pub fn shut_down() -> Result<(), HsaStatus> {
 }
 
 fn build() -> Result<Runtime, HsaStatus> {
-    let (config, bad) = Config::from_lookup(|k| std::env::var(k).ok());
+    let (config, bad) = Config::from_os_lookup(|k| std::env::var_os(k));
     for msg in &bad {
         eprintln!("{msg}");
     }
