@@ -13,7 +13,6 @@
 //! The `hsa_*` ELF symbols are assembly aliases generated from the table, each
 //! bound to the `ROCR_1` version; unit-test builds leave them out so test
 //! binaries never define `hsa_*` symbols.
-#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 // The exports are x86-64 assembly trampolines (System V calling convention,
 // `r11` as scratch): another target needs its own, so it must not build.
@@ -23,6 +22,7 @@ compile_error!(
 );
 
 pub mod args;
+mod constructor;
 pub mod exports;
 pub mod forward;
 pub mod images;
@@ -38,33 +38,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::abi::HsaStatus;
 use crate::config::Mode;
-
-#[cfg(not(test))]
-use crate::runtime;
-
-/// The load-time constructor: sets [`runtime::HIP_BLIT_COPY_VAR`] to 0 when
-/// unset, reads `SOFTGPU_CALL_COUNTS` and registers the forwarding layer as
-/// the runtime's way to the real runtime below ([`crate::real::register`]);
-/// nothing else (no threads, no files).
-#[cfg(not(test))]
-extern "C" fn at_load() {
-    // SAFETY: shared-library constructors run while the dynamic loader holds
-    // its lock, before the program's main and before any thread of ours
-    // exists; getenv/setenv on a NUL-terminated name and value are sound then.
-    // overwrite=0 keeps any value the user set.
-    unsafe {
-        if libc::getenv(runtime::HIP_BLIT_COPY_VAR.as_ptr()).is_null() {
-            libc::setenv(runtime::HIP_BLIT_COPY_VAR.as_ptr(), c"0".as_ptr(), 0);
-        }
-    }
-    forward::init_counting_from_env();
-    crate::real::register(&forward::FORWARD);
-}
-
-#[cfg(not(test))]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static AT_LOAD: extern "C" fn() = at_load;
 
 /// How an entry point is answered in one mode: one cell of a table row.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

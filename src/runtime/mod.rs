@@ -13,7 +13,6 @@
 //! Failure policy: an entry point this runtime does not implement fails closed
 //! with an HSA error and a log line naming it (the exports do that, above
 //! this layer).
-#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod agents;
 pub mod completion;
@@ -283,16 +282,10 @@ fn build() -> Result<Runtime, HsaStatus> {
         );
     }
 
-    // SAFETY: `at_exit` is an `extern "C" fn()` with no preconditions that
-    // stays mapped for the life of the process (the shim is never unloaded).
-    let rc = unsafe { libc::atexit(at_exit) };
-    if rc != 0 {
+    if !sys::at_exit(at_exit) {
         tracing::warn!("softgpu: atexit registration failed; the capture trailer may be missing");
     }
-    // SAFETY: registers a child-side fork handler that only stores to an
-    // atomic, which is async-signal-safe; null prepare/parent handlers are allowed.
-    let rc = unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
-    if rc != 0 {
+    if !sys::in_fork_child(after_fork_in_child) {
         tracing::warn!("softgpu: pthread_atfork failed; a forked child could block on the capture");
     }
     let (max_wg, max_lds) = if mode == Mode::Virtual {

@@ -268,3 +268,23 @@ pub unsafe fn protect(va: u64, len: usize, permissions: u32) -> bool {
     // SAFETY: the function's contract: a vmem mapping no Rust reference uses.
     unsafe { libc::mprotect(va as *mut libc::c_void, len, prot(permissions)) == 0 }
 }
+
+/// Registers `hook` to run at process exit (`atexit`). False if the C library
+/// refused. Sound for any `extern "C" fn()`: the shim is never unloaded, so
+/// the function stays mapped for the life of the process.
+pub fn at_exit(hook: extern "C" fn()) -> bool {
+    // SAFETY: `hook` is a plain function with no arguments and no
+    // preconditions, mapped for the life of the process (see above).
+    unsafe { libc::atexit(hook) == 0 }
+}
+
+/// Registers `hook` as a child-side `fork` handler (`pthread_atfork` with no
+/// prepare or parent handler). False if the C library refused. The hook runs
+/// in the child right after `fork`, where only async-signal-safe work is
+/// allowed: that is the hook's obligation (it is safe code; the runtime's
+/// hook only stores to atomics and replaces a mapping with one `mmap`).
+pub fn in_fork_child(hook: extern "C" fn()) -> bool {
+    // SAFETY: null prepare and parent handlers are allowed; `hook` is a plain
+    // function mapped for the life of the process.
+    unsafe { libc::pthread_atfork(None, None, Some(hook)) == 0 }
+}

@@ -4,6 +4,7 @@
 //! are duplicated file descriptors. Every address operation is checked
 //! against SoftGPU's own reservations first, so a bad address can never make
 //! a fixed mapping clobber the program's memory.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
