@@ -12,6 +12,8 @@
 //! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
 //! | [`report`] | the report view: labels, names and rows of captured records, shared by `cli` and `diff` | no |
 //! | [`diff`] | normalising and comparing dispatch streams from captures and rocprof outputs | no |
+//! | [`rocpd`] | rocpd (rocprofiler-sdk SQLite) databases: schema, reader for `diff`, writer for `inspect` | no |
+//! | [`stats`] | the per-kernel summary of a capture (`inspect --format stats`, `run --stats`) | no |
 //! | [`input`] | reading an input file once, bounded, regular files only | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
 //! | [`runtime`] | the virtual HSA runtime: agents, pools, signals, queues, doorbells | yes |
@@ -35,6 +37,8 @@ pub mod diff;
 pub mod input;
 pub mod isa;
 pub mod report;
+pub mod rocpd;
+pub mod stats;
 
 #[allow(unsafe_code)]
 pub mod runtime;

@@ -8,7 +8,11 @@ use crate::abi::PacketType;
 use crate::capture::{self, Capture};
 use crate::report::{self, Context};
 
-pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
+pub(super) fn inspect(path: &Path, format: InspectFormat, output: Option<&Path>) -> i32 {
+    if format == InspectFormat::Rocpd && output.is_none() {
+        eprintln!("softgpu: --format rocpd writes a database file: give it with --output FILE");
+        return EXIT_ERROR;
+    }
     let cap = match capture::read_file(path) {
         Ok(c) => c,
         Err(e) => {
@@ -18,6 +22,34 @@ pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
     };
     if !cap.complete {
         eprintln!("{}", incomplete_warning(path, &cap));
+    }
+    if format == InspectFormat::Rocpd {
+        let out = output.unwrap_or(Path::new(""));
+        return match crate::rocpd::write::write_capture(out, &cap, None) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                EXIT_ERROR
+            }
+        };
+    }
+    if let Some(out) = output {
+        let file = match std::fs::File::create(out) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                return EXIT_ERROR;
+            }
+        };
+        let mut w = BufWriter::new(file);
+        let result = write_report(&mut w, path, &cap, format).and_then(|()| w.flush());
+        return match result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                EXIT_ERROR
+            }
+        };
     }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -33,6 +65,11 @@ fn write_report(
 ) -> io::Result<()> {
     let mut ctx = Context::new(cap);
     match format {
+        // Written by `inspect` itself (a database, not a stream).
+        InspectFormat::Rocpd => {}
+        InspectFormat::Stats => {
+            crate::stats::write_csv(out, &crate::stats::kernel_stats(cap, &|_| true))?;
+        }
         InspectFormat::Jsonl => {
             for r in &cap.records {
                 writeln!(out, "{}", ctx.view(r).json())?;

@@ -72,8 +72,16 @@ struct InspectArgs {
     /// first columns use rocprofv3 kernel_trace.csv names where the meaning matches.
     /// chrome: Chrome trace-event JSON (chrome://tracing, Perfetto): one track per
     /// queue (tid = queue id), one complete event per record from observed to done.
+    /// rocpd: a rocpd SQLite database (rocprofiler-sdk's schema version 3) written to
+    /// --output; its metadata says that no kernel ran and that its timestamps are the
+    /// packet processor's, not a GPU's. stats: one CSV row per kernel (Name, Calls,
+    /// distinct grid and workgroup sizes, segment sizes, Rejected, Findings; no
+    /// durations, since nothing ran).
     #[arg(long, value_enum, default_value_t = InspectFormat::Table)]
     format: InspectFormat,
+    /// Write the report to this file instead of stdout (required for rocpd).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +90,8 @@ enum InspectFormat {
     Jsonl,
     Csv,
     Chrome,
+    Rocpd,
+    Stats,
 }
 
 /// Re-parse every captured packet offline and compare with what was captured.
@@ -188,7 +198,8 @@ struct ObjectsArgs {
 
 /// Compare two dispatch streams.
 ///
-/// A and B may each be a SoftGPU capture, a rocprofv3 kernel_trace.csv (current or
+/// A and B may each be a SoftGPU capture, a rocpd database (rocprofv3's SQLite
+/// output, schema version 3), a rocprofv3 kernel_trace.csv (current or
 /// older columns), a rocprofv3 JSON file, a rocprof v1 results.csv, or `softgpu
 /// inspect --format csv` output; the kind is detected from the content. Only kernel
 /// dispatches are compared (other tools do not trace barriers). Names are demangled
@@ -326,7 +337,7 @@ where
         }
     };
     match cli.command {
-        Command::Inspect(a) => inspect::inspect(&a.path, a.format),
+        Command::Inspect(a) => inspect::inspect(&a.path, a.format, a.output.as_deref()),
         Command::Replay(a) => replay::replay(&a.path, a.format),
         Command::Run(a) => run::run(a),
         Command::Objects(a) => objects::objects(&a.path, a.json),
