@@ -42,9 +42,84 @@ pub struct KernelStats {
     pub findings: u64,
 }
 
+/// How kernel names are shown (rocprofv3's default, `-M`, `-T`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NameStyle {
+    /// Demangled, without `.kd`.
+    #[default]
+    Demangled,
+    /// The symbol as the code object names it, without `.kd`.
+    Mangled,
+    /// The function's own name: `ns::k<int>(float*)` is `k`.
+    Truncated,
+}
+
+/// Truncates a demangled name to the function's own name: trailing argument,
+/// template and array groups are dropped, then everything up to the last `::` or space.
+pub fn truncate_name(name: &str) -> String {
+    let b = name.as_bytes();
+    let mut end = b.len();
+    loop {
+        while end > 0 && b[end - 1] == b' ' {
+            end -= 1;
+        }
+        let (close, open) = match end.checked_sub(1).map(|i| b[i]) {
+            Some(b')') => (b')', b'('),
+            Some(b'>') => (b'>', b'<'),
+            Some(b']') => (b']', b'['),
+            _ => break,
+        };
+        let mut depth = 0usize;
+        let mut i = end;
+        while i > 0 {
+            i -= 1;
+            if b[i] == close {
+                depth += 1;
+            } else if b[i] == open {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
+        if depth != 0 {
+            break;
+        }
+        end = i;
+    }
+    let head = &name[..end];
+    let start = head.rfind([' ', ':']).map_or(0, |i| i + 1);
+    let t = &head[start..];
+    if t.is_empty() {
+        name.to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+/// A kernel's name in `style`, from its symbol (when known) and demangled name.
+pub fn style_name(symbol: Option<&str>, demangled: &str, style: NameStyle) -> String {
+    match style {
+        NameStyle::Demangled => demangled.to_string(),
+        NameStyle::Mangled => symbol
+            .map(|s| s.strip_suffix(".kd").unwrap_or(s).to_string())
+            .unwrap_or_else(|| demangled.to_string()),
+        NameStyle::Truncated => truncate_name(demangled),
+    }
+}
+
 /// The per-kernel summary of `cap`'s kernel dispatch packets, most calls first
 /// (ties by name). Dispatches pass `keep` first (the run's kernel filters).
 pub fn kernel_stats(cap: &Capture, keep: &dyn Fn(&str) -> bool) -> Vec<KernelStats> {
+    kernel_stats_named(cap, keep, NameStyle::Demangled)
+}
+
+/// [`kernel_stats`] with names in `style`.
+pub fn kernel_stats_named(
+    cap: &Capture,
+    keep: &dyn Fn(&str) -> bool,
+    style: NameStyle,
+) -> Vec<KernelStats> {
     let mut ctx = Context::new(cap);
     let mut by: BTreeMap<String, KernelStats> = BTreeMap::new();
     for r in &cap.records {
@@ -52,7 +127,7 @@ pub fn kernel_stats(cap: &Capture, keep: &dyn Fn(&str) -> bool) -> Vec<KernelSta
         if v.dec.packet_type != PacketType::KERNEL_DISPATCH {
             continue;
         }
-        let name = v.kernel_label();
+        let name = style_name(v.symbol, &v.kernel_label(), style);
         if !keep(&name) {
             continue;
         }
@@ -110,4 +185,20 @@ pub fn write_csv(out: &mut impl Write, stats: &[KernelStats]) -> io::Result<()> 
         .map_err(io)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncated_names_are_the_functions_own_name() {
+        assert_eq!(truncate_name("Foo<int, float>::foo(a[], int (int))"), "foo");
+        assert_eq!(
+            truncate_name("vecAdd(float*, float*, float*, int)"),
+            "vecAdd"
+        );
+        assert_eq!(truncate_name("void ns::k<int>(int*)"), "k");
+        assert_eq!(truncate_name("plain_kernel"), "plain_kernel");
+    }
 }

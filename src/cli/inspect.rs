@@ -84,42 +84,7 @@ fn write_report(
             }
             w.flush()?;
         }
-        InspectFormat::Chrome => {
-            let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
-            for q in &cap.queues {
-                events.push(serde_json::json!({
-                    "name": "thread_name", "ph": "M", "pid": cap.header.pid, "tid": q.queue_id,
-                    "args": { "name": format!("queue {}", q.queue_id) },
-                }));
-            }
-            for r in &cap.records {
-                let v = ctx.view(r);
-                let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
-                    (Some(n), _) => n.clone(),
-                    (None, true) => v.kernel_label(),
-                    (None, false) => v.dec.type_name.to_string(),
-                };
-                events.push(serde_json::json!({
-                    "name": name,
-                    "cat": v.dec.type_name,
-                    "ph": "X",
-                    "pid": v.pid,
-                    "tid": r.queue_id,
-                    "ts": r.observed_ns as f64 / 1000.0,
-                    "dur": r.done_ns.saturating_sub(r.observed_ns) as f64 / 1000.0,
-                    "args": {
-                        "seq": r.seq,
-                        "packet_index": r.packet_index,
-                        "type": v.dec.type_name,
-                        "status": r.status.as_str(),
-                        "label": v.label,
-                        "reasons": report::reason_codes(r.reasons),
-                    },
-                }));
-            }
-            let doc = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" });
-            writeln!(out, "{doc}")?;
-        }
+        InspectFormat::Chrome => write_chrome(out, cap)?,
         InspectFormat::Table => {
             let agents: Vec<String> = cap
                 .header
@@ -163,6 +128,47 @@ fn write_report(
             )?;
         }
     }
+    Ok(())
+}
+
+/// Chrome trace-event JSON (chrome://tracing, Perfetto's UI): one track per queue,
+/// one complete event per record from observed to done.
+pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()> {
+    let mut ctx = Context::new(cap);
+    let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
+    for q in &cap.queues {
+        events.push(serde_json::json!({
+            "name": "thread_name", "ph": "M", "pid": cap.header.pid, "tid": q.queue_id,
+            "args": { "name": format!("queue {}", q.queue_id) },
+        }));
+    }
+    for r in &cap.records {
+        let v = ctx.view(r);
+        let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
+            (Some(n), _) => n.clone(),
+            (None, true) => v.kernel_label(),
+            (None, false) => v.dec.type_name.to_string(),
+        };
+        events.push(serde_json::json!({
+            "name": name,
+            "cat": v.dec.type_name,
+            "ph": "X",
+            "pid": v.pid,
+            "tid": r.queue_id,
+            "ts": r.observed_ns as f64 / 1000.0,
+            "dur": r.done_ns.saturating_sub(r.observed_ns) as f64 / 1000.0,
+            "args": {
+                "seq": r.seq,
+                "packet_index": r.packet_index,
+                "type": v.dec.type_name,
+                "status": r.status.as_str(),
+                "label": v.label,
+                "reasons": report::reason_codes(r.reasons),
+            },
+        }));
+    }
+    let doc = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" });
+    writeln!(out, "{doc}")?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ mod diff;
 mod inspect;
 mod objects;
 mod replay;
+mod rocprof;
 mod run;
 mod targets;
 
@@ -148,9 +149,18 @@ enum ReplayFormat {
 /// complete. For an observe-mode capture it counts dispatches observed and
 /// forwarded to the real runtime (the kernels ran there) and those with findings.
 ///
+/// rocprofv3's spellings are accepted where their meaning carries over: -d, -o,
+/// --output-format, the kernel filters, --stats, -M and -T write the capture's
+/// dispatches as rocprofv3-style outputs once the command exits (the capture itself
+/// keeps every packet; it goes to BASE_results.sgcap and is kept only with
+/// --output-format capture). --capture cannot be combined with -d/-o/--output-format/
+/// --stats. --pmc, --att and PC sampling need a GPU's counters and timing and are
+/// refused (exit 2): no kernel runs.
+///
 /// Exit status: the command's own; 128+N when it was killed by signal N; 127 when it
 /// cannot be found, 126 when it cannot be executed; 2 when softgpu itself cannot set
-/// up the run (for example the shim is missing).
+/// up the run (for example the shim is missing, or an option is refused) or cannot
+/// write an output.
 #[derive(Args, Debug)]
 struct RunArgs {
     /// Capture file path (%p expands to the process id), or `off`. Relative paths are
@@ -168,6 +178,9 @@ struct RunArgs {
     /// initialises with a GPU agent, else virtual.
     #[arg(long, value_parser = Utf8::one_of(&["auto", "virtual", "intercept", "observe"]))]
     mode: Option<String>,
+    /// rocprofv3's options (see "rocprofv3 options" below).
+    #[command(flatten, next_help_heading = "rocprofv3 options")]
+    rocprof: rocprof::RocprofArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<OsString>,

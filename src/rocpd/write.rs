@@ -27,6 +27,7 @@ use super::{RocpdError, schema};
 use crate::abi::PacketType;
 use crate::capture::{AgentKind, Capture, CapturedRecord};
 use crate::report::{self, Context};
+use crate::stats::{NameStyle, style_name};
 
 /// One decoded kernel argument, as `rocpd_arg` stores it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,13 +66,23 @@ pub fn write_capture(
     cap: &Capture,
     args: Option<KernelArgSource<'_>>,
 ) -> Result<(), RocpdError> {
+    write_capture_named(path, cap, args, NameStyle::Demangled)
+}
+
+/// [`write_capture`] with display names (`display_name`, the region names) in `style`.
+pub fn write_capture_named(
+    path: &Path,
+    cap: &Capture,
+    args: Option<KernelArgSource<'_>>,
+    style: NameStyle,
+) -> Result<(), RocpdError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp-{}", std::process::id()));
     let tmp = std::path::PathBuf::from(tmp);
     let _ = std::fs::remove_file(&tmp);
     let result = (|| {
         let mut conn = Connection::open(&tmp).map_err(sql)?;
-        fill(&mut conn, cap, args)?;
+        fill(&mut conn, cap, args, style)?;
         conn.close().map_err(|(_, e)| sql(e))?;
         std::fs::rename(&tmp, path)
             .map_err(|e| RocpdError::Sql(format!("renaming the new database into place: {e}")))
@@ -86,6 +97,7 @@ fn fill(
     conn: &mut Connection,
     cap: &Capture,
     args: Option<KernelArgSource<'_>>,
+    style: NameStyle,
 ) -> Result<(), RocpdError> {
     let uuid = format!("{:08x}{:016x}", cap.header.pid, cap.header.start_unix_ns);
     let guid = uuid.clone();
@@ -378,7 +390,7 @@ fn fill(
         )
         .map_err(sql)?;
         let event_id = tx.last_insert_rowid();
-        let region = string_id(&tx, &v.kernel_label())?;
+        let region = string_id(&tx, &style_name(v.symbol, &v.kernel_label(), style))?;
         let queue = queue_row.get(&r.queue_id).copied();
         let (queue, stream) = match queue {
             Some(q) => (q, q),
