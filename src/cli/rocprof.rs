@@ -237,12 +237,14 @@ impl RocprofArgs {
         if self.mangled_kernels && self.truncate_kernels {
             return Err("-M/--mangled-kernels and -T/--truncate-kernels exclude each other".into());
         }
-        let dir = expand(self.output_directory.as_deref().unwrap_or("."), program)?;
         let file = expand(
             self.output_file.as_deref().unwrap_or("%hostname%/%pid%"),
             program,
         )?;
-        let mut base = Path::new(&dir).join(&file);
+        let mut base = match &self.output_directory {
+            Some(d) => Path::new(&expand(d, program)?).join(&file),
+            None => PathBuf::from(&file),
+        };
         if !base.is_absolute() {
             base = std::env::current_dir()
                 .map_err(|e| format!("cannot resolve the output path: {e}"))?

@@ -318,7 +318,7 @@ fn fill(
                 co_id,
                 *ko,
                 plain,
-                &report::kernel_name(sym),
+                &style_name(Some(sym), &report::kernel_name(sym), style),
             )?;
             symbol_row.insert(*ko, next_symbol);
             next_symbol += 1;
