@@ -431,6 +431,25 @@ fn write_rocpd(cap: &Path, name: &str) -> PathBuf {
     out
 }
 
+/// A row of the `kernels` query below.
+type KernelRow = (
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    String,
+    String,
+);
+
 #[test]
 fn a_written_rocpd_database_read_back_through_sql_gives_the_captures_dispatches() {
     let cap = capture("out", BASE);
@@ -443,23 +462,7 @@ fn a_written_rocpd_database_read_back_through_sql_gives_the_captures_dispatches(
              FROM kernels JOIN rocpd_kernel_dispatch K USING (id) ORDER BY kernels.dispatch_id",
         )
         .unwrap();
-    let rows: Vec<(
-        String,
-        String,
-        String,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        String,
-        String,
-    )> = st
+    let rows: Vec<KernelRow> = st
         .query_map([], |r| {
             Ok((
                 r.get(0)?,

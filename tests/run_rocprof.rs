@@ -48,7 +48,7 @@ fn program() -> &'static Path {
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    Command::new(env!("CARGO_BIN_EXE_softgpu"))
         .current_dir(cwd)
         .arg("run")
         .args(args)
@@ -56,8 +56,7 @@ fn run(cwd: &Path, args: &[&str]) -> Output {
         .arg(program())
         .env("SOFTGPU_TARGET", "gfx90a")
         .output()
-        .unwrap();
-    o
+        .unwrap()
 }
 
 fn err(o: &Output) -> String {

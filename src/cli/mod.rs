@@ -46,7 +46,7 @@ struct Cli {
 enum Command {
     Inspect(InspectArgs),
     Replay(ReplayArgs),
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     Objects(ObjectsArgs),
     Targets(targets::TargetsArgs),
     Diff(DiffArgs),
@@ -352,7 +352,7 @@ where
     match cli.command {
         Command::Inspect(a) => inspect::inspect(&a.path, a.format, a.output.as_deref()),
         Command::Replay(a) => replay::replay(&a.path, a.format),
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Objects(a) => objects::objects(&a.path, a.json),
         Command::Targets(a) => targets::targets(a),
         Command::Diff(a) => diff::diff(&a.a, &a.b, a.level.into(), &a.ignore, a.format),

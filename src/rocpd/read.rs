@@ -229,7 +229,7 @@ pub fn read_trace(path: &Path) -> Result<Trace, RocpdError> {
             },
         ));
     }
-    all.sort_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+    all.sort_by_key(|a| (a.1, a.2));
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     let mut queues: Vec<Vec<Dispatch>> = Vec::new();
     for (key, _, _, d) in all {
