@@ -55,6 +55,13 @@ fn sql(e: rusqlite::Error) -> RocpdError {
     RocpdError::Sql(e.to_string())
 }
 
+/// Runs one statement through SQLite's statement cache (the same INSERT runs once per
+/// dispatch).
+fn exec(conn: &Connection, sql_text: &str, p: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql_text)
+        .and_then(|mut st| st.execute(p))
+}
+
 fn i(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -150,7 +157,8 @@ fn fill(
             return Ok(id);
         }
         let id = strings.len() as i64 + 1;
-        tx.execute(
+        exec(
+            &tx,
             &format!(
                 "INSERT INTO {} (id, string) VALUES (?1, ?2)",
                 t("rocpd_string")
@@ -162,7 +170,7 @@ fn fill(
         Ok(id)
     };
     let pid = i64::from(cap.header.pid);
-    tx.execute(
+    exec(&tx,
         &format!(
             "INSERT INTO {} (id, hash, machine_id, system_name, hostname) VALUES (1, 0, ?1, NULL, NULL)",
             t("rocpd_info_node")
@@ -171,7 +179,8 @@ fn fill(
     )
     .map_err(sql)?;
     let start = i(cap.header.start_unix_ns);
-    tx.execute(
+    exec(
+        &tx,
         &format!(
             "INSERT INTO {} (id, nid, pid, start, \"end\", extdata) VALUES (?1, 1, ?1, ?2, ?3, ?4)",
             t("rocpd_info_process")
@@ -186,7 +195,8 @@ fn fill(
     .map_err(sql)?;
     let threads: BTreeSet<u32> = cap.records.iter().map(|r| r.thread).collect();
     for tid in &threads {
-        tx.execute(
+        exec(
+            &tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, tid) VALUES (?1, 1, ?2, ?1)",
                 t("rocpd_info_thread")
@@ -200,7 +210,7 @@ fn fill(
     for a in &cap.header.agents {
         let gpu = a.kind == AgentKind::Gpu;
         let ti = type_index.entry(gpu).or_insert(0);
-        tx.execute(
+        exec(&tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, type, absolute_index, logical_index, type_index, name, model_name, product_name, vendor_name, extdata)
                  VALUES (?1, 1, ?2, ?3, ?4, ?4, ?5, ?6, ?6, ?7, ?8, ?9)",
@@ -234,7 +244,8 @@ fn fill(
         let id = queue_row.len() as i64 + 1;
         queue_row.insert(q.queue_id, id);
         let extdata = serde_json::json!({ "hsa_queue_id": q.queue_id, "agent_index": q.agent_index, "ring_size": q.ring_size }).to_string();
-        tx.execute(
+        exec(
+            &tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, name, extdata) VALUES (?1, 1, ?2, ?3, ?4)",
                 t("rocpd_info_queue")
@@ -242,7 +253,8 @@ fn fill(
             params![id, pid, format!("HSA queue {}", q.queue_id), extdata],
         )
         .map_err(sql)?;
-        tx.execute(
+        exec(
+            &tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, name, extdata) VALUES (?1, 1, ?2, ?3, ?4)",
                 t("rocpd_info_stream")
@@ -267,7 +279,7 @@ fn fill(
                          display: &str|
      -> Result<(), RocpdError> {
         let m = cap.kernels.get(&ko);
-        tx.execute(
+        exec(&tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, code_object_id, kernel_name, display_name, kernel_object,
                  kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata)
@@ -295,7 +307,8 @@ fn fill(
     };
     for co in &cap.code_objects {
         let co_id = i(co.id) + 1;
-        tx.execute(
+        exec(
+            &tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, extdata) VALUES (?1, 1, ?2, ?3)",
                 t("rocpd_info_code_object")
@@ -347,7 +360,8 @@ fn fill(
                             .max()
                             .unwrap_or(0)
                             + 1;
-                        tx.execute(
+                        exec(
+                            &tx,
                             &format!(
                                 "INSERT INTO {} (id, nid, pid, extdata) VALUES (?1, 1, ?2, ?3)",
                                 t("rocpd_info_code_object")
@@ -381,7 +395,7 @@ fn fill(
             "hsa_queue_id": r.queue_id,
         })
         .to_string();
-        tx.execute(
+        exec(&tx,
             &format!(
                 "INSERT INTO {} (category_id, stack_id, parent_stack_id, correlation_id, extdata) VALUES (?1, ?2, ?2, 0, ?3)",
                 t("rocpd_event")
@@ -399,7 +413,8 @@ fn fill(
                 let id = queue_row.len() as i64 + 1;
                 queue_row.insert(r.queue_id, id);
                 for tbl in ["rocpd_info_queue", "rocpd_info_stream"] {
-                    tx.execute(
+                    exec(
+                        &tx,
                         &format!(
                             "INSERT INTO {} (id, nid, pid, name) VALUES (?1, 1, ?2, ?3)",
                             t(tbl)
@@ -432,7 +447,7 @@ fn fill(
             })?;
         let g = v.dec.grid.unwrap_or([0; 3]);
         let w = v.dec.workgroup.unwrap_or([0; 3]);
-        tx.execute(
+        exec(&tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, \"end\",
                  private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, workgroup_size_z,
@@ -466,7 +481,7 @@ fn fill(
         .map_err(sql)?;
         if let Some(source) = args {
             for a in source(r) {
-                tx.execute(
+                exec(&tx,
                     &format!("INSERT INTO {} (event_id, position, type, name, value) VALUES (?1, ?2, ?3, ?4, ?5)", t("rocpd_arg")),
                     params![event_id, a.position, a.type_name, a.name, a.value],
                 )
