@@ -568,3 +568,48 @@ fn inspect_format_stats_gives_one_row_per_kernel_without_durations() {
     );
     assert!(!out.contains("Duration") && !out.contains("Ns"));
 }
+
+#[test]
+fn inspect_output_writes_the_report_to_a_file_and_never_over_its_own_capture() {
+    let cap = capture("outfile", BASE);
+    let out = dir().join("outfile_stats.csv");
+    let o = softgpu(&[
+        "inspect".as_ref(),
+        cap.as_os_str(),
+        "--format".as_ref(),
+        "stats".as_ref(),
+        "--output".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("Name,Calls,")
+    );
+    let before = std::fs::read(&cap).unwrap();
+    let o = softgpu(&[
+        "inspect".as_ref(),
+        cap.as_os_str(),
+        "--format".as_ref(),
+        "rocpd".as_ref(),
+        "--output".as_ref(),
+        cap.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("is the capture being read"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read(&cap).unwrap(), before);
+    let o = softgpu(&[
+        "inspect".as_ref(),
+        cap.as_os_str(),
+        "--format".as_ref(),
+        "rocpd".as_ref(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--output FILE"), "{}", text(&o));
+}

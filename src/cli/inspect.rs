@@ -9,6 +9,19 @@ use crate::capture::{self, Capture};
 use crate::report::{self, Context};
 
 pub(super) fn inspect(path: &Path, format: InspectFormat, output: Option<&Path>) -> i32 {
+    if let Some(out) = output {
+        let same = match (std::fs::canonicalize(path), std::fs::canonicalize(out)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            eprintln!(
+                "softgpu: --output {} is the capture being read: give another file",
+                crate::input::show_path(out)
+            );
+            return EXIT_ERROR;
+        }
+    }
     if format == InspectFormat::Rocpd && output.is_none() {
         eprintln!("softgpu: --format rocpd writes a database file: give it with --output FILE");
         return EXIT_ERROR;
