@@ -385,8 +385,7 @@ fn malformed_rocpd_databases_get_typed_errors_and_never_a_panic() {
         )
         .unwrap();
     assert_error(&db, "column workgroup_size_x: negative");
-    // A view that never ends: stopped by the step bound... too slow for a test at
-    // the full bound, so a view that fails instead.
+    // A view that fails (one that never ends is the step bound's test below).
     let db = rocpd_db("badview", BASE_ROWS);
     Connection::open(&db)
         .unwrap()
@@ -612,4 +611,29 @@ fn inspect_output_writes_the_report_to_a_file_and_never_over_its_own_capture() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--output FILE"), "{}", text(&o));
+}
+
+#[test]
+fn a_rocpd_view_that_never_ends_is_stopped_by_the_step_bound() {
+    let db = dir().join("endless.db");
+    let _ = std::fs::remove_file(&db);
+    let conn = Connection::open(&db).unwrap();
+    rocpd_schema(&conn, "3");
+    conn.execute_batch(
+        "DROP VIEW rocpd_kernel_dispatch;
+         CREATE VIEW rocpd_kernel_dispatch AS
+           WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+           SELECT x AS id, 'g' AS guid, 1 AS pid, 1 AS agent_id, 1 AS queue_id, x AS dispatch_id,
+                  1 AS grid_size_x, 1 AS grid_size_y, 1 AS grid_size_z, 1 AS workgroup_size_x,
+                  1 AS workgroup_size_y, 1 AS workgroup_size_z, 0 AS group_segment_size, 1 AS kernel_id
+           FROM c WHERE x < 0;",
+    )
+    .unwrap();
+    drop(conn);
+    let e = softgpu_hsa::rocpd::read::read_trace_bounded(&db, 5_000_000).unwrap_err();
+    assert!(
+        matches!(e, softgpu_hsa::rocpd::RocpdError::TooLarge(_)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("SQLite steps"), "{e}");
 }

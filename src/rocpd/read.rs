@@ -29,8 +29,8 @@ pub const MAX_DISPATCHES: usize = 20_000_000;
 /// Most SQLite virtual-machine steps one read may take (checked every 10 000).
 pub const MAX_VM_STEPS: u64 = 20_000_000_000;
 
-/// Opens `path` read-only, with the step bound installed.
-fn open(path: &Path) -> Result<Connection, RocpdError> {
+/// Opens `path` read-only, with a bound of `max_steps` virtual-machine steps.
+fn open(path: &Path, max_steps: u64) -> Result<Connection, RocpdError> {
     let mut uri = String::from("file:");
     let s = path
         .to_str()
@@ -50,7 +50,7 @@ fn open(path: &Path) -> Result<Connection, RocpdError> {
     )
     .map_err(sql)?;
     let calls = Arc::new(AtomicU64::new(0));
-    let limit = MAX_VM_STEPS / 10_000;
+    let limit = max_steps / 10_000;
     conn.progress_handler(
         10_000,
         Some(move || calls.fetch_add(1, Ordering::Relaxed) >= limit),
@@ -61,9 +61,9 @@ fn open(path: &Path) -> Result<Connection, RocpdError> {
 fn sql(e: rusqlite::Error) -> RocpdError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e {
         if f.code == rusqlite::ErrorCode::OperationInterrupted {
-            return RocpdError::TooLarge(format!(
-                "reading it took more than {MAX_VM_STEPS} SQLite steps"
-            ));
+            return RocpdError::TooLarge(
+                "reading it took more SQLite steps than the reader's bound".into(),
+            );
         }
         if f.code == rusqlite::ErrorCode::NotADatabase {
             return RocpdError::NotRocpd("not an SQLite database".into());
@@ -160,7 +160,13 @@ fn text(r: &rusqlite::Row<'_>, i: usize) -> Result<Option<String>, RocpdError> {
 
 /// Reads the rocpd database at `path` as a dispatch stream.
 pub fn read_trace(path: &Path) -> Result<Trace, RocpdError> {
-    let conn = open(path)?;
+    read_trace_bounded(path, MAX_VM_STEPS)
+}
+
+/// [`read_trace`] with a bound of `max_steps` SQLite virtual-machine steps instead
+/// of [`MAX_VM_STEPS`] (checked every 10 000 steps).
+pub fn read_trace_bounded(path: &Path, max_steps: u64) -> Result<Trace, RocpdError> {
+    let conn = open(path, max_steps)?;
     schema_version(&conn)?;
     let mut st = conn
         .prepare(
