@@ -158,7 +158,7 @@ fn fill(
         }
         let id = strings.len() as i64 + 1;
         exec(
-            &tx,
+            tx,
             &format!(
                 "INSERT INTO {} (id, string) VALUES (?1, ?2)",
                 t("rocpd_string")
@@ -279,7 +279,7 @@ fn fill(
                          display: &str|
      -> Result<(), RocpdError> {
         let m = cap.kernels.get(&ko);
-        exec(&tx,
+        exec(tx,
             &format!(
                 "INSERT INTO {} (id, nid, pid, code_object_id, kernel_name, display_name, kernel_object,
                  kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata)
