@@ -13,6 +13,8 @@
 //! | [`isa`] | ISA target descriptors and the facts a virtual agent advertises, with provenance | no |
 //! | [`report`] | the report view: labels, names and rows of captured records, shared by `cli` and `diff` | no |
 //! | [`diff`] | normalising and comparing dispatch streams from captures and rocprof outputs | no |
+//! | [`rocpd`] | rocpd (rocprofiler-sdk SQLite) databases: schema, reader for `diff`, writer for `inspect` | no |
+//! | [`stats`] | the per-kernel summary of a capture (`inspect --format stats`, `run --stats`) | no |
 //! | [`input`] | reading an input file once, bounded, regular files only | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
 //! | [`sys`] | the capture's shared file mapping and termination-signal hook, behind safe interfaces (one file) | `sys.rs` |
@@ -55,6 +57,8 @@ pub mod kernargs;
 pub mod lifecycle;
 pub mod real;
 pub mod report;
+pub mod rocpd;
+pub mod stats;
 pub mod sys;
 
 pub mod runtime;

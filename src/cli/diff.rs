@@ -18,6 +18,12 @@ enum LoadError {
     /// A capture that does not read.
     #[error(transparent)]
     Capture(#[from] CaptureError),
+    /// An SQLite file that is not a rocpd database this build reads.
+    #[error("file {}: {source}", show_path(.path))]
+    Rocpd {
+        path: PathBuf,
+        source: crate::rocpd::RocpdError,
+    },
     /// Text that is not a trace this reader knows, or a malformed one.
     #[error("file {}: {source}", show_path(.path))]
     Trace { path: PathBuf, source: InputError },
@@ -43,12 +49,18 @@ fn load(path: &Path) -> Result<Trace, LoadError> {
         }
         return Ok(diff::from_capture(&cap));
     }
+    if bytes.starts_with(crate::rocpd::SQLITE_MAGIC) {
+        return crate::rocpd::read::read_trace(path).map_err(|source| LoadError::Rocpd {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         trace_error(InputError {
             offset: e.valid_up_to() as u64,
             line: None,
             field: None,
-            message: "not a SoftGPU capture and not UTF-8 text (expected a capture, rocprofv3 CSV or JSON, or rocprof v1 CSV)".to_string(),
+            message: "not a SoftGPU capture and not UTF-8 text (expected a capture, a rocpd database, rocprofv3 CSV or JSON, or rocprof v1 CSV)".to_string(),
         })
     })?;
     let trimmed = text.trim_start_matches('\u{feff}');

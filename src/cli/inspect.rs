@@ -8,7 +8,24 @@ use crate::abi::PacketType;
 use crate::capture::{self, Capture};
 use crate::report::{self, Context};
 
-pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
+pub(super) fn inspect(path: &Path, format: InspectFormat, output: Option<&Path>) -> i32 {
+    if let Some(out) = output {
+        let same = match (std::fs::canonicalize(path), std::fs::canonicalize(out)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            eprintln!(
+                "softgpu: --output {} is the capture being read: give another file",
+                crate::input::show_path(out)
+            );
+            return EXIT_ERROR;
+        }
+    }
+    if format == InspectFormat::Rocpd && output.is_none() {
+        eprintln!("softgpu: --format rocpd writes a database file: give it with --output FILE");
+        return EXIT_ERROR;
+    }
     let cap = match capture::read_file(path) {
         Ok(c) => c,
         Err(e) => {
@@ -18,6 +35,34 @@ pub(super) fn inspect(path: &Path, format: InspectFormat) -> i32 {
     };
     if !cap.complete {
         eprintln!("{}", incomplete_warning(path, &cap));
+    }
+    if format == InspectFormat::Rocpd {
+        let out = output.unwrap_or(Path::new(""));
+        return match crate::rocpd::write::write_capture(out, &cap, None) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                EXIT_ERROR
+            }
+        };
+    }
+    if let Some(out) = output {
+        let file = match std::fs::File::create(out) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                return EXIT_ERROR;
+            }
+        };
+        let mut w = BufWriter::new(file);
+        let result = write_report(&mut w, path, &cap, format).and_then(|()| w.flush());
+        return match result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
+                EXIT_ERROR
+            }
+        };
     }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -33,6 +78,11 @@ fn write_report(
 ) -> io::Result<()> {
     let mut ctx = Context::new(cap);
     match format {
+        // Written by `inspect` itself (a database, not a stream).
+        InspectFormat::Rocpd => {}
+        InspectFormat::Stats => {
+            crate::stats::write_csv(out, &crate::stats::kernel_stats(cap, &|_| true))?;
+        }
         InspectFormat::Jsonl => {
             for r in &cap.records {
                 writeln!(out, "{}", ctx.view(r).json())?;
@@ -47,42 +97,7 @@ fn write_report(
             }
             w.flush()?;
         }
-        InspectFormat::Chrome => {
-            let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
-            for q in &cap.queues {
-                events.push(serde_json::json!({
-                    "name": "thread_name", "ph": "M", "pid": cap.header.pid, "tid": q.queue_id,
-                    "args": { "name": format!("queue {}", q.queue_id) },
-                }));
-            }
-            for r in &cap.records {
-                let v = ctx.view(r);
-                let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
-                    (Some(n), _) => n.clone(),
-                    (None, true) => v.kernel_label(),
-                    (None, false) => v.dec.type_name.to_string(),
-                };
-                events.push(serde_json::json!({
-                    "name": name,
-                    "cat": v.dec.type_name,
-                    "ph": "X",
-                    "pid": v.pid,
-                    "tid": r.queue_id,
-                    "ts": r.observed_ns as f64 / 1000.0,
-                    "dur": r.done_ns.saturating_sub(r.observed_ns) as f64 / 1000.0,
-                    "args": {
-                        "seq": r.seq,
-                        "packet_index": r.packet_index,
-                        "type": v.dec.type_name,
-                        "status": r.status.as_str(),
-                        "label": v.label,
-                        "reasons": report::reason_codes(r.reasons),
-                    },
-                }));
-            }
-            let doc = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" });
-            writeln!(out, "{doc}")?;
-        }
+        InspectFormat::Chrome => write_chrome(out, cap)?,
         InspectFormat::Table => {
             let agents: Vec<String> = cap
                 .header
@@ -119,6 +134,47 @@ fn write_report(
             )?;
         }
     }
+    Ok(())
+}
+
+/// Chrome trace-event JSON (chrome://tracing, Perfetto's UI): one track per queue,
+/// one complete event per record from observed to done.
+pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()> {
+    let mut ctx = Context::new(cap);
+    let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
+    for q in &cap.queues {
+        events.push(serde_json::json!({
+            "name": "thread_name", "ph": "M", "pid": cap.header.pid, "tid": q.queue_id,
+            "args": { "name": format!("queue {}", q.queue_id) },
+        }));
+    }
+    for r in &cap.records {
+        let v = ctx.view(r);
+        let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
+            (Some(n), _) => n.clone(),
+            (None, true) => v.kernel_label(),
+            (None, false) => v.dec.type_name.to_string(),
+        };
+        events.push(serde_json::json!({
+            "name": name,
+            "cat": v.dec.type_name,
+            "ph": "X",
+            "pid": v.pid,
+            "tid": r.queue_id,
+            "ts": r.observed_ns as f64 / 1000.0,
+            "dur": r.done_ns.saturating_sub(r.observed_ns) as f64 / 1000.0,
+            "args": {
+                "seq": r.seq,
+                "packet_index": r.packet_index,
+                "type": v.dec.type_name,
+                "status": r.status.as_str(),
+                "label": v.label,
+                "reasons": report::reason_codes(r.reasons),
+            },
+        }));
+    }
+    let doc = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" });
+    writeln!(out, "{doc}")?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ mod diff;
 mod inspect;
 mod objects;
 mod replay;
+mod rocprof;
 mod run;
 mod targets;
 
@@ -45,7 +46,7 @@ struct Cli {
 enum Command {
     Inspect(InspectArgs),
     Replay(ReplayArgs),
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     Objects(ObjectsArgs),
     Targets(targets::TargetsArgs),
     Diff(DiffArgs),
@@ -72,8 +73,16 @@ struct InspectArgs {
     /// first columns use rocprofv3 kernel_trace.csv names where the meaning matches.
     /// chrome: Chrome trace-event JSON (chrome://tracing, Perfetto): one track per
     /// queue (tid = queue id), one complete event per record from observed to done.
+    /// rocpd: a rocpd SQLite database (rocprofiler-sdk's schema version 3) written to
+    /// --output; its metadata says that no kernel ran and that its timestamps are the
+    /// packet processor's, not a GPU's. stats: one CSV row per kernel (Name, Calls,
+    /// distinct grid and workgroup sizes, segment sizes, Rejected, Findings; no
+    /// durations, since nothing ran).
     #[arg(long, value_enum, default_value_t = InspectFormat::Table)]
     format: InspectFormat,
+    /// Write the report to this file instead of stdout (required for rocpd).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +91,8 @@ enum InspectFormat {
     Jsonl,
     Csv,
     Chrome,
+    Rocpd,
+    Stats,
 }
 
 /// Re-parse every captured packet offline and compare with what was captured.
@@ -138,9 +149,18 @@ enum ReplayFormat {
 /// complete. For an observe-mode capture it counts dispatches observed and
 /// forwarded to the real runtime (the kernels ran there) and those with findings.
 ///
+/// rocprofv3's spellings are accepted where their meaning carries over: -d, -o,
+/// --output-format, the kernel filters, --stats, -M and -T write the capture's
+/// dispatches as rocprofv3-style outputs once the command exits (the capture itself
+/// keeps every packet; it goes to BASE_results.sgcap and is kept only with
+/// --output-format capture). --capture cannot be combined with -d/-o/--output-format/
+/// --stats. --pmc, --att and PC sampling need a GPU's counters and timing and are
+/// refused (exit 2): no kernel runs.
+///
 /// Exit status: the command's own; 128+N when it was killed by signal N; 127 when it
 /// cannot be found, 126 when it cannot be executed; 2 when softgpu itself cannot set
-/// up the run (for example the shim is missing).
+/// up the run (for example the shim is missing, or an option is refused) or cannot
+/// write an output.
 #[derive(Args, Debug)]
 struct RunArgs {
     /// Capture file path (%p expands to the process id), or `off`. Relative paths are
@@ -158,6 +178,9 @@ struct RunArgs {
     /// initialises with a GPU agent, else virtual.
     #[arg(long, value_parser = Utf8::one_of(&["auto", "virtual", "intercept", "observe"]))]
     mode: Option<String>,
+    /// rocprofv3's options (see "rocprofv3 options" below).
+    #[command(flatten, next_help_heading = "rocprofv3 options")]
+    rocprof: rocprof::RocprofArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -188,7 +211,8 @@ struct ObjectsArgs {
 
 /// Compare two dispatch streams.
 ///
-/// A and B may each be a SoftGPU capture, a rocprofv3 kernel_trace.csv (current or
+/// A and B may each be a SoftGPU capture, a rocpd database (rocprofv3's SQLite
+/// output, schema version 3), a rocprofv3 kernel_trace.csv (current or
 /// older columns), a rocprofv3 JSON file, a rocprof v1 results.csv, or `softgpu
 /// inspect --format csv` output; the kind is detected from the content. Only kernel
 /// dispatches are compared (other tools do not trace barriers). Names are demangled
@@ -326,9 +350,9 @@ where
         }
     };
     match cli.command {
-        Command::Inspect(a) => inspect::inspect(&a.path, a.format),
+        Command::Inspect(a) => inspect::inspect(&a.path, a.format, a.output.as_deref()),
         Command::Replay(a) => replay::replay(&a.path, a.format),
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Objects(a) => objects::objects(&a.path, a.json),
         Command::Targets(a) => targets::targets(a),
         Command::Diff(a) => diff::diff(&a.a, &a.b, a.level.into(), &a.ignore, a.format),

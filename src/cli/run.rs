@@ -8,7 +8,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{EXIT_ERROR, RunArgs};
+use super::{EXIT_ERROR, RunArgs, rocprof};
 use crate::capture;
 use crate::config::{DEFAULT_CAPTURE, expand_pid};
 
@@ -63,7 +63,32 @@ pub(super) fn run(args: RunArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let template = args.capture.unwrap_or_else(|| DEFAULT_CAPTURE.to_string());
+    if let Err(e) = args.rocprof.refuse_gpu_only() {
+        eprintln!("softgpu run: {e}");
+        return EXIT_ERROR;
+    }
+    let program_path = args.command.first().map(PathBuf::from).unwrap_or_default();
+    let plan = match args.rocprof.plan(&program_path) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("softgpu run: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    if plan.is_some() && args.capture.is_some() {
+        eprintln!(
+            "softgpu run: --capture cannot be combined with -d/-o/--output-format/--stats (the capture goes to BASE_results.sgcap; keep it with --output-format capture)"
+        );
+        return EXIT_ERROR;
+    }
+    if let Some(Err(e)) = plan.as_ref().map(rocprof::Plan::prepare) {
+        eprintln!("softgpu run: {e}");
+        return EXIT_ERROR;
+    }
+    let template = match &plan {
+        Some(p) => p.capture_template(),
+        None => args.capture.unwrap_or_else(|| DEFAULT_CAPTURE.to_string()),
+    };
     let capture_off = template == "off";
     let template = if capture_off || Path::new(&template).is_absolute() {
         template
@@ -152,11 +177,30 @@ pub(super) fn run(args: RunArgs) -> i32 {
         return code;
     }
     let path = PathBuf::from(expand_pid(&template, pid));
-    summarise(
-        &path,
-        before.is_some() && file_id(&path) == before,
-        template.contains("%p"),
-    );
+    let stale = before.is_some() && file_id(&path) == before;
+    summarise(&path, stale, template.contains("%p"));
+    if let Some(plan) = plan {
+        if stale || !path.exists() {
+            return code;
+        }
+        match capture::read_file(&path) {
+            Err(e) => {
+                eprintln!("softgpu run: {e}");
+                return EXIT_ERROR;
+            }
+            Ok(cap) => match plan.write(&cap, &path, pid) {
+                Ok(files) => {
+                    for f in files {
+                        eprintln!("softgpu run: wrote {}", f.display());
+                    }
+                }
+                Err(e) => {
+                    eprintln!("softgpu run: {e} (the capture stays at {})", path.display());
+                    return EXIT_ERROR;
+                }
+            },
+        }
+    }
     code
 }
 
