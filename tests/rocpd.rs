@@ -356,7 +356,7 @@ fn an_older_rpd_database_and_a_foreign_sqlite_database_are_clear_errors_with_exi
         .execute_batch("CREATE TABLE rocpd_op (id INTEGER); CREATE TABLE rocpd_api (id INTEGER);")
         .unwrap();
     assert_error(&rpd, "rocmProfileData");
-    let other = dir().join("other.db");
+    let other = dir().join("foreign.db");
     let _ = std::fs::remove_file(&other);
     Connection::open(&other)
         .unwrap()

@@ -5,7 +5,7 @@
 //! per profiled process) and exposes each table under its plain name through a view
 //! (`rocpd_kernel_dispatch` selects from `rocpd_kernel_dispatch_<uuid>`). SQL
 //! written for rocprofv3 databases uses the plain names, so [`create_script`]
-//! creates both. Rows of different processes are told apart by the `guid` column,
+//! creates both, and rocprofiler-sdk's data and summary views ([`VIEW_NAMES`]). Rows of different processes are told apart by the `guid` column,
 //! which every table but `rocpd_metadata` has.
 
 /// The `schema_version` value in `rocpd_metadata` that this module writes.

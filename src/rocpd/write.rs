@@ -136,7 +136,7 @@ fn fill(
             (TAG_EXECUTION, execution.to_string()),
             (
                 TAG_TIMESTAMPS,
-                "start and end are the SoftGPU packet processor's clock (packet observed, diagnostic completion signalled), not a GPU's; durations are not kernel run times".to_string(),
+                "start and end are the SoftGPU packet processor's clock (packet observed, diagnostic completion signalled), not a GPU's; durations are not kernel run times: the duration, total_duration, average and percentage columns of the views (kernels, top_kernels, top) and busy's GpuTime and Busy are the processor's time, not kernel or GPU time".to_string(),
             ),
             ("softgpu_mode", cap.header.mode.clone()),
             (
