@@ -356,7 +356,7 @@ fn an_older_rpd_database_and_a_foreign_sqlite_database_are_clear_errors_with_exi
         .execute_batch("CREATE TABLE rocpd_op (id INTEGER); CREATE TABLE rocpd_api (id INTEGER);")
         .unwrap();
     assert_error(&rpd, "rocmProfileData");
-    let other = dir().join("other.db");
+    let other = dir().join("foreign.db");
     let _ = std::fs::remove_file(&other);
     Connection::open(&other)
         .unwrap()
@@ -526,6 +526,143 @@ fn a_written_rocpd_database_read_back_through_sql_gives_the_captures_dispatches(
         &db,
         [("exact", 0), ("count", 0), ("order", 0), ("events", 0)],
     );
+}
+
+/// rocprofiler-sdk's data and summary views, by name (its marker views file defines none).
+const ROCPROFV3_VIEWS: &[&str] = &[
+    "code_objects",
+    "kernel_symbols",
+    "processes",
+    "threads",
+    "regions",
+    "region_args",
+    "samples",
+    "sample_regions",
+    "regions_and_samples",
+    "kernels",
+    "pmc_info",
+    "pmc_events",
+    "events_args",
+    "stream_args",
+    "memory_copies",
+    "memory_allocations",
+    "scratch_memory",
+    "counters_collection",
+    "top_kernels",
+    "busy",
+    "top",
+];
+
+#[test]
+fn every_rocprofv3_view_selects_on_a_written_database_and_the_kernel_views_give_the_captures_dispatches()
+ {
+    let cap = capture("views", BASE);
+    let db = write_rocpd(&cap, "views");
+    let conn = Connection::open(&db).unwrap();
+    let views: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for want in ROCPROFV3_VIEWS {
+        assert!(
+            views.iter().any(|v| v == want),
+            "no view {want} in {views:?}"
+        );
+    }
+    // Every view, the plain-name table views included, selects without error.
+    for v in &views {
+        let mut st = conn
+            .prepare(&format!("SELECT * FROM \"{v}\""))
+            .unwrap_or_else(|e| panic!("view {v}: {e}"));
+        let mut rows = st.query([]).unwrap();
+        while rows
+            .next()
+            .unwrap_or_else(|e| panic!("view {v}: {e}"))
+            .is_some()
+        {}
+    }
+    let count = |q: &str| -> i64 { conn.query_row(q, [], |r| r.get(0)).unwrap() };
+    let vecadd = BASE.iter().filter(|e| e.1 == VECADD).count() as i64;
+    let plain = BASE.len() as i64 - vecadd;
+    assert_eq!(count("SELECT count(*) FROM kernels"), BASE.len() as i64);
+    for view in ["top_kernels", "top"] {
+        let calls = |name: &str| -> i64 {
+            conn.query_row(
+                &format!("SELECT total_calls FROM {view} WHERE name = ?1"),
+                [name],
+                |r| r.get(0),
+            )
+            .unwrap_or_else(|e| panic!("{view} {name}: {e}"))
+        };
+        assert_eq!(calls(VECADD_NAME), vecadd, "{view}");
+        assert_eq!(calls("plain_kernel"), plain, "{view}");
+        assert_eq!(count(&format!("SELECT count(*) FROM {view}")), 2, "{view}");
+    }
+    // busy: one row per agent that had dispatches (the capture's one GPU).
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM busy JOIN rocpd_info_agent A ON A.id = busy.agent_id WHERE busy.type = 'GPU'"
+        ),
+        1
+    );
+    // kernel_symbols: both kernels, with their names in the rocprofv3 extdata fields.
+    let names: Vec<(String, String, String)> = conn
+        .prepare(
+            "SELECT display_name, demangled_kernel_name, truncated_kernel_name FROM kernel_symbols ORDER BY kernel_object",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        names,
+        [
+            (VECADD_NAME.into(), VECADD_NAME.into(), "vecAdd".into()),
+            (
+                "plain_kernel".into(),
+                "plain_kernel".into(),
+                "plain_kernel".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM kernels K JOIN kernel_symbols S ON S.id = K.kernel_id"),
+        BASE.len() as i64
+    );
+    assert_eq!(count("SELECT count(*) FROM processes WHERE pid = 4242"), 1);
+    assert!(count("SELECT count(*) FROM threads WHERE pid = 4242") >= 1);
+    assert!(count("SELECT count(*) FROM code_objects") >= 1);
+    // The metadata's uuid is the tables' suffix, leading `_` included, as
+    // rocprofiler-sdk writes it (rocpd's importer strips it from table names).
+    let uuid: String = conn
+        .query_row(
+            "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(uuid.starts_with('_'), "{uuid}");
+    assert_eq!(
+        count(&format!(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'rocpd_kernel_dispatch{uuid}'"
+        )),
+        1
+    );
+    // Views over tables a capture never fills select nothing (nothing is invented).
+    for v in [
+        "regions",
+        "samples",
+        "memory_copies",
+        "memory_allocations",
+        "pmc_events",
+        "counters_collection",
+    ] {
+        assert_eq!(count(&format!("SELECT count(*) FROM {v}")), 0, "{v}");
+    }
 }
 
 #[test]

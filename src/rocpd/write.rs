@@ -27,7 +27,7 @@ use super::{RocpdError, schema};
 use crate::abi::PacketType;
 use crate::capture::{AgentKind, Capture, CapturedRecord};
 use crate::report::{self, Context};
-use crate::stats::{NameStyle, style_name};
+use crate::stats::{NameStyle, style_name, truncate_name};
 
 /// One decoded kernel argument, as `rocpd_arg` stores it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,13 +128,15 @@ fn fill(
             .map_err(sql)?;
         for (tag, value) in [
             ("schema_version", schema::SCHEMA_VERSION.to_string()),
-            ("uuid", uuid.clone()),
+            // rocprofiler-sdk stores the table suffix itself, leading `_` included;
+            // rocpd's importer strips this value from table names to find the plain names.
+            ("uuid", format!("_{uuid}")),
             ("guid", guid.clone()),
             ("softgpu_writer", format!("softgpu {}", env!("CARGO_PKG_VERSION"))),
             (TAG_EXECUTION, execution.to_string()),
             (
                 TAG_TIMESTAMPS,
-                "start and end are the SoftGPU packet processor's clock (packet observed, diagnostic completion signalled), not a GPU's; durations are not kernel run times".to_string(),
+                "start and end are the SoftGPU packet processor's clock (packet observed, diagnostic completion signalled), not a GPU's; durations are not kernel run times: the duration, total_duration, average and percentage columns of the views (kernels, top_kernels, top) and busy's GpuTime and Busy are the processor's time, not kernel or GPU time".to_string(),
             ),
             ("softgpu_mode", cap.header.mode.clone()),
             (
@@ -276,7 +278,8 @@ fn fill(
                          co: i64,
                          ko: u64,
                          symbol: &str,
-                         display: &str|
+                         display: &str,
+                         demangled: &str|
      -> Result<(), RocpdError> {
         let m = cap.kernels.get(&ko);
         exec(tx,
@@ -299,7 +302,14 @@ fn fill(
                 m.map(|m| m.sgpr_count),
                 m.map(|m| m.vgpr_count),
                 m.map(|m| m.agpr_count),
-                serde_json::json!({ "wavefront_size": m.map(|m| m.wavefront_size), "max_flat_workgroup_size": m.map(|m| m.max_flat_workgroup_size) }).to_string()
+                serde_json::json!({
+                    "wavefront_size": m.map(|m| m.wavefront_size),
+                    "max_flat_workgroup_size": m.map(|m| m.max_flat_workgroup_size),
+                    "kernel_id": id,
+                    "formatted_kernel_name": display,
+                    "demangled_kernel_name": demangled,
+                    "truncated_kernel_name": truncate_name(demangled),
+                }).to_string()
             ],
         )
         .map_err(sql)?;
@@ -325,13 +335,15 @@ fn fill(
                 continue;
             }
             let plain = sym.strip_suffix(".kd").unwrap_or(sym);
+            let demangled = report::kernel_name(sym);
             insert_symbol(
                 &tx,
                 next_symbol,
                 co_id,
                 *ko,
                 plain,
-                &style_name(Some(sym), &report::kernel_name(sym), style),
+                &style_name(Some(sym), &demangled, style),
+                &demangled,
             )?;
             symbol_row.insert(*ko, next_symbol);
             next_symbol += 1;
@@ -378,7 +390,7 @@ fn fill(
                     }
                 };
                 let label = report::hex(ko);
-                insert_symbol(&tx, next_symbol, co, ko, &label, &label)?;
+                insert_symbol(&tx, next_symbol, co, ko, &label, &label, &label)?;
                 symbol_row.insert(ko, next_symbol);
                 next_symbol += 1;
                 next_symbol - 1
