@@ -59,7 +59,7 @@ fn write_report(
                 let v = ctx.view(r);
                 let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
                     (Some(n), _) => n.clone(),
-                    (None, true) => v.kernel_label(),
+                    (None, true) => v.kernel_name_label(),
                     (None, false) => v.dec.type_name.to_string(),
                 };
                 events.push(serde_json::json!({
@@ -77,6 +77,7 @@ fn write_report(
                         "status": r.status.as_str(),
                         "label": v.label,
                         "reasons": report::reason_codes(r.reasons),
+                        "call": v.call,
                     },
                 }));
             }

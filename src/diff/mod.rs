@@ -159,7 +159,7 @@ pub fn from_capture(cap: &Capture) -> Trace {
             r.seq,
             r.queue_id.to_string(),
             Dispatch {
-                name: normalise_name(&v.kernel_label()),
+                name: normalise_name(&v.kernel_name_label()),
                 grid: g.map(u64::from),
                 workgroup: w.map(u64::from),
                 totals_only: false,
