@@ -301,14 +301,23 @@ struct JsonRecord<'a> {
     agpr_count: Option<u32>,
     static_group_segment_size: Option<u32>,
     static_private_segment_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     kernarg_state: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     kernarg_unreadable: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     kernarg_segment_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     kernarg: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     call: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<&'a [crate::kernargs::DecodedArg]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     arg_disagreements: Option<&'a [crate::kernargs::Disagreement]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     arg_findings: Option<&'a [ArgFinding]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     hidden_mismatches: Option<&'a [HiddenMismatch]>,
 }
 

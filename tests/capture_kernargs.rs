@@ -398,3 +398,96 @@ fn a_capture_without_arguments_has_no_args_fields() {
     assert!(line["kernarg"].is_null());
     assert!(line["kernarg_state"].is_null());
 }
+
+#[test]
+fn replay_decodes_the_same_call_offline_from_the_capture_alone() {
+    let path = write("replay", 2, true, |_| saxpy_block(2.0, 1000, 15));
+    let p = path.to_str().unwrap();
+    let inspect: serde_json::Value = serde_json::from_str(
+        cli(&["inspect", p, "--format", "jsonl"])
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let jsonl = cli(&["replay", p, "--format", "jsonl"]);
+    let line: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(line["call"], inspect["call"]);
+    assert_eq!(line["args"], inspect["args"]);
+    assert_eq!(line["hidden_mismatches"][0]["expected"], 16);
+    let table = cli(&["replay", p]);
+    assert!(table.contains(inspect["call"].as_str().unwrap()), "{table}");
+    assert!(
+        table.contains(
+            "hidden_arg_mismatch hidden_block_count_x: 15 in the block, 16 from the packet"
+        ),
+        "{table}"
+    );
+}
+
+/// A capture whose pointers are at other addresses (another run) but name
+/// the same allocations and offsets.
+fn moved_block(a: f32, n: i32) -> Vec<u8> {
+    let mut b = saxpy_block(a, n, 16);
+    b[8..16].copy_from_slice(&(X + 0x10_0000).to_le_bytes());
+    b[16..24].copy_from_slice(&(Y + 0x10_0000).to_le_bytes());
+    b
+}
+
+fn diff(a: &PathBuf, b: &PathBuf, level: &str) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+        .arg("diff")
+        .arg(a)
+        .arg(b)
+        .args(["--level", level])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn diff_level_args_compares_values_exactly_and_pointers_by_allocation_never_by_address() {
+    let a = write("diff_a", 3, true, |_| saxpy_block(2.0, 1000, 16));
+    // Same allocations and offsets at other addresses: the same arguments.
+    let moved = write("diff_moved", 3, true, |_| {
+        let mut b = moved_block(2.0, 1000);
+        // The checker names offsets from X; keep x at X + 0 in allocation terms.
+        b[8..16].copy_from_slice(&X.to_le_bytes());
+        b
+    });
+    let (code, out) = diff(&a, &moved, "args");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("SAME at level args"), "{out}");
+    // A by-value argument that differs in one dispatch.
+    let other = write("diff_value", 3, true, |i| {
+        saxpy_block(if i == 1 { 2.5 } else { 2.0 }, 1000, 16)
+    });
+    let (code, out) = diff(&a, &other, "args");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("dispatch 1: saxpy(float, float*, float const*, int): argument 0: float a=2.0 in A, float a=2.5 in B"),
+        "{out}"
+    );
+    // The same at level exact: arguments are not compared there.
+    assert_eq!(diff(&a, &other, "exact").0, 0);
+    // A pointer into the same allocation at another offset.
+    let offset = write("diff_offset", 3, true, |_| {
+        let mut b = saxpy_block(2.0, 1000, 16);
+        b[8..16].copy_from_slice(&(X + 16).to_le_bytes());
+        b
+    });
+    let (code, out) = diff(&a, &offset, "args");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("argument 1: float* x=alloc 3 +0 in A, float* x=alloc 3 +16 in B"),
+        "{out}"
+    );
+    // A capture without arguments cannot be compared at this level.
+    let none = write("diff_none", 3, false, |_| Vec::new());
+    let (code, out) = diff(&a, &none, "args");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("arguments not captured in B"), "{out}");
+}
