@@ -665,6 +665,12 @@ pub mod device_type {
     pub const GPU: u32 = 1;
 }
 
+/// `hsa_symbol_kind_t`.
+pub mod symbol_kind {
+    pub const VARIABLE: u32 = 0;
+    pub const KERNEL: u32 = 1;
+}
+
 /// `hsa_profile_t`.
 pub mod profile {
     pub const BASE: u32 = 0;
@@ -712,6 +718,69 @@ pub fn info_constants() -> Vec<(&'static str, i64, Header)> {
     v
 }
 
+// ------------------------------------------------------------ structs the exports read and write
+
+/// `hsa_amd_profiling_dispatch_time_t` (and `hsa_amd_profiling_async_copy_time_t`,
+/// which has the same two fields).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DispatchTime {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// `hsa_pitched_ptr_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PitchedPtr {
+    pub base: u64,
+    pub pitch: usize,
+    pub slice: usize,
+}
+
+/// `hsa_dim3_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+/// `hsa_amd_pointer_info_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PointerInfo {
+    pub size: u32,
+    pub type_: u32,
+    pub agent_base: u64,
+    pub host_base: u64,
+    pub size_in_bytes: usize,
+    pub user_data: u64,
+    pub agent_owner: HsaAgent,
+    pub global_flags: u32,
+}
+
+/// `hsa_amd_memory_access_desc_t`: a ROCr 6.x type (HIP 6.4's vmem API), not
+/// in the pinned 5.2.3 headers, so its rows are in [`LAYOUT_ROCR64`], which
+/// the C probe checks against ROCr 6.4.3's headers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessDesc {
+    pub permissions: u32,
+    pub agent: HsaAgent,
+}
+
+// The sizes the exports rely on, at compile time; the C probe
+// (`tests/abi_layout.rs`) checks every field of them against the headers.
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<AccessDesc>() == 16 && offset_of!(AccessDesc, agent) == 8);
+    assert!(size_of::<PointerInfo>() == 56);
+    assert!(size_of::<PitchedPtr>() == 24 && size_of::<Dim3>() == 12);
+    assert!(size_of::<DispatchTime>() == 16);
+};
+
 /// Size in bytes of every AQL packet.
 pub const AQL_PACKET_SIZE: usize = 64;
 
@@ -721,9 +790,9 @@ pub const AQL_PACKET_SIZE: usize = 64;
 pub type LayoutRow = (&'static str, &'static str, usize);
 
 macro_rules! layout_table {
-    ($( $cname:literal => $ty:ty { $( $cfield:literal : $field:ident ),* $(,)? } )*) => {
-        /// Every `sizeof` and `offsetof` this crate relies on, keyed by C names.
-        pub const LAYOUT: &[LayoutRow] = &[
+    ($(#[$doc:meta])* $table:ident: $( $cname:literal => $ty:ty { $( $cfield:literal : $field:ident ),* $(,)? } )*) => {
+        $(#[$doc])*
+        pub const $table: &[LayoutRow] = &[
             $(
                 ($cname, "", size_of::<$ty>()),
                 $( ($cname, $cfield, offset_of!($ty, $field)), )*
@@ -733,6 +802,17 @@ macro_rules! layout_table {
 }
 
 layout_table! {
+    /// Every `sizeof` and `offsetof` this crate relies on, keyed by C names.
+    LAYOUT:
+    "hsa_amd_profiling_dispatch_time_t" => DispatchTime { "start": start, "end": end }
+    "hsa_amd_profiling_async_copy_time_t" => DispatchTime { "start": start, "end": end }
+    "hsa_pitched_ptr_t" => PitchedPtr { "base": base, "pitch": pitch, "slice": slice }
+    "hsa_dim3_t" => Dim3 { "x": x, "y": y, "z": z }
+    "hsa_amd_pointer_info_t" => PointerInfo {
+        "size": size, "type": type_, "agentBaseAddress": agent_base,
+        "hostBaseAddress": host_base, "sizeInBytes": size_in_bytes, "userData": user_data,
+        "agentOwner": agent_owner, "global_flags": global_flags,
+    }
     "hsa_signal_t" => HsaSignal { "handle": handle }
     "hsa_agent_t" => HsaAgent { "handle": handle }
     "hsa_kernel_dispatch_packet_t" => KernelDispatchPacket {
@@ -791,6 +871,13 @@ layout_table! {
         "event_id": event_id, "reserved1": reserved1, "start_ts": start_ts, "end_ts": end_ts,
         "queue_ptr": queue_ptr, "reserved3": reserved3,
     }
+}
+
+layout_table! {
+    /// The layouts of ROCr 6.x types (not in the pinned headers), checked by
+    /// the C probe against ROCr 6.4.3's headers.
+    LAYOUT_ROCR64:
+    "hsa_amd_memory_access_desc_t" => AccessDesc { "permissions": permissions, "agent_handle": agent }
 }
 
 /// Constant values this crate relies on, keyed by their C enumerator names.
@@ -1051,6 +1138,8 @@ pub const CONSTANTS: &[(&str, i64)] = &[
     ("HSA_AMD_LINK_INFO_TYPE_XGMI", link_type::XGMI as i64),
     ("HSA_DEVICE_TYPE_CPU", device_type::CPU as i64),
     ("HSA_DEVICE_TYPE_GPU", device_type::GPU as i64),
+    ("HSA_SYMBOL_KIND_VARIABLE", symbol_kind::VARIABLE as i64),
+    ("HSA_SYMBOL_KIND_KERNEL", symbol_kind::KERNEL as i64),
     ("HSA_PROFILE_BASE", profile::BASE as i64),
     ("HSA_PROFILE_FULL", profile::FULL as i64),
 ];

@@ -97,7 +97,47 @@ impl Default for Config {
     }
 }
 
+/// Every variable [`Config::from_lookup`] reads.
+pub const VARIABLES: &[&str] = &[
+    "SOFTGPU_CAPTURE",
+    "SOFTGPU_MODE",
+    "SOFTGPU_TARGET",
+    "SOFTGPU_LOG",
+    "SOFTGPU_LOG_FILE",
+    "SOFTGPU_SUMMARY",
+    "SOFTGPU_COMPLETION_DELAY_US",
+    "SOFTGPU_COMPLETION",
+];
+
 impl Config {
+    /// Parse from the process environment as the OS gives it: a value that is
+    /// not UTF-8 is a bad value (reported by name, the default used), never
+    /// silently taken as unset.
+    pub fn from_os_lookup(
+        get: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Config, Vec<String>) {
+        let mut values = Vec::new();
+        let mut not_utf8 = Vec::new();
+        for &var in VARIABLES {
+            match get(var).map(std::ffi::OsString::into_string) {
+                Some(Ok(v)) => values.push((var, v)),
+                Some(Err(raw)) => not_utf8.push(format!(
+                    "softgpu: ignoring {var}: its value is not UTF-8 ({}); using the default",
+                    shown(&raw.to_string_lossy())
+                )),
+                None => {}
+            }
+        }
+        let (cfg, mut bad) = Config::from_lookup(|k| {
+            values
+                .iter()
+                .find(|(var, _)| *var == k)
+                .map(|(_, v)| v.clone())
+        });
+        bad.extend(not_utf8);
+        (cfg, bad)
+    }
+
     /// Parse from a lookup function. Returns the configuration and one message
     /// per bad value (to be printed once on stderr by the caller).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
@@ -228,8 +268,25 @@ pub fn expand_pid(template: &str, pid: u32) -> String {
 
 fn bad_value(var: &str, value: &str, accepted: &str, default: &str) -> String {
     format!(
-        "softgpu: ignoring {var}={value:?}: accepted values are {accepted}; using the default ({default})"
+        "softgpu: ignoring {var}={}: accepted values are {accepted}; using the default ({default})",
+        shown(value)
     )
+}
+
+/// Characters of a bad value echoed in a message; the rest is elided.
+const SHOWN_CHARS: usize = 64;
+
+/// A value as a message quotes it: escaped, and cut after [`SHOWN_CHARS`]
+/// characters with the full length said (a 100 kB value must not become a
+/// 100 kB log line).
+fn shown(value: &str) -> String {
+    let n = value.chars().count();
+    if n <= SHOWN_CHARS {
+        format!("{value:?}")
+    } else {
+        let head: String = value.chars().take(SHOWN_CHARS).collect();
+        format!("{head:?}... ({n} characters, cut)")
+    }
 }
 
 #[cfg(test)]
@@ -290,6 +347,35 @@ mod tests {
         assert_eq!(cfg.log, LogLevel::Warn);
         assert!(cfg.summary);
         assert_eq!(cfg.targets, vec!["gfx90a"]);
+    }
+
+    #[test]
+    fn a_value_that_is_not_utf8_is_reported_by_name_and_the_default_used() {
+        use std::os::unix::ffi::OsStringExt;
+        let (cfg, bad) = Config::from_os_lookup(|k| {
+            (k == "SOFTGPU_CAPTURE")
+                .then(|| std::ffi::OsString::from_vec(b"/tmp/\xff\xfe.sgcap".to_vec()))
+        });
+        assert_eq!(bad.len(), 1, "{bad:?}");
+        assert!(
+            bad[0].contains("SOFTGPU_CAPTURE") && bad[0].contains("not UTF-8"),
+            "{bad:?}"
+        );
+        assert_eq!(cfg.capture, CaptureSetting::Path(DEFAULT_CAPTURE.into()));
+        // UTF-8 values pass through as before.
+        let (cfg, bad) =
+            Config::from_os_lookup(|k| (k == "SOFTGPU_MODE").then(|| "virtual".into()));
+        assert!(bad.is_empty());
+        assert_eq!(cfg.mode, Mode::Virtual);
+    }
+
+    #[test]
+    fn a_long_bad_value_is_echoed_cut_short() {
+        let long = "x".repeat(100_000);
+        let (_, bad) = parse(&[("SOFTGPU_MODE", &long)]);
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].len() < 300, "{} bytes", bad[0].len());
+        assert!(bad[0].contains("100000 characters"), "{}", bad[0]);
     }
 
     #[test]

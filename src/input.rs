@@ -4,7 +4,8 @@
 //! Why it exists: a path can name anything. `/dev/zero` never ends, a FIFO
 //! blocks its reader until someone writes to it, a directory or a device is not
 //! a report's input, and a sparse file can claim terabytes. [`read_regular_file`]
-//! opens the path once, without blocking (`O_NONBLOCK`, so a FIFO cannot hold
+//! (and [`open_regular_file`], for readers that bound their own reads) opens
+//! the path once, without blocking (`O_NONBLOCK`, so a FIFO cannot hold
 //! it), asks the opened file (not the path, so nothing can be swapped in
 //! between) whether it is a regular file, refuses anything larger than the
 //! caller's limit before reading a byte, and reads at most that many bytes.
@@ -60,9 +61,12 @@ pub fn show_path(path: &Path) -> String {
     }
 }
 
-/// Opens `path` once, refuses anything that is not a regular file of at most
-/// `limit` bytes, and returns its contents.
-pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// Opens `path` once, without blocking, and refuses anything that is not a
+/// regular file: the file and its metadata (taken from the opened file). For
+/// readers that take what they need with positioned reads (`softgpu objects`
+/// reads a file of any size one bundle at a time) and bound each read
+/// themselves.
+pub fn open_regular_file(path: &Path) -> Result<(File, std::fs::Metadata), ReadError> {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
     // writer. It changes nothing for the regular files that are read below.
     // O_NOCTTY: a terminal named as input never becomes our controlling one.
@@ -74,6 +78,13 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> 
     if !meta.file_type().is_file() {
         return Err(ReadError::NotRegular(describe(meta.file_type())));
     }
+    Ok((file, meta))
+}
+
+/// Opens `path` once, refuses anything that is not a regular file of at most
+/// `limit` bytes, and returns its contents.
+pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular_file(path)?;
     if meta.len() > limit {
         return Err(ReadError::TooLarge {
             size: meta.len(),

@@ -1,7 +1,7 @@
 //! The few operating-system facilities that `capture` needs and safe Rust
 //! does not offer, each behind a safe, argued interface. This is the only
-//! file below `runtime` and `interpose` that may use `unsafe` (`src/lib.rs`
-//! allows it for this file alone); every block is listed in `docs/UNSAFE.md`.
+//! file below `runtime` and `interpose` that may use `unsafe` (allowed at the top
+//! of this file alone); every block is listed in `docs/UNSAFE.md`.
 //!
 //! - [`SharedRegion`]: a `MAP_SHARED` read-write mapping of part of a file,
 //!   seen as `&'static [AtomicU64]`. It is never unmapped, so the slice is
@@ -12,6 +12,7 @@
 //!   the program left the default action), then lets the default action
 //!   happen, so the program still dies "killed by signal".
 //! - [`block_termination_signals`], [`sleep_ns`]: what that hook's helpers need.
+#![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io;

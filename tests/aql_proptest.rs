@@ -295,3 +295,91 @@ fn an_operation_stream_with_waiting_barriers_and_late_publishes_replays_cleanly(
     ];
     softgpu_hsa::aql::mock::replay_ops(&ops);
 }
+
+/// The statuses and reasons of a replay's records, in index order.
+fn replayed(ops: &[u8]) -> Vec<(Status, Vec<Reason>)> {
+    softgpu_hsa::aql::mock::replay_ops(ops)
+        .records
+        .iter()
+        .map(|r| (r.status, r.reasons.iter().collect()))
+        .collect()
+}
+
+#[test]
+fn a_replayed_barrier_value_packet_waits_for_its_condition_and_then_completes() {
+    // publish barrier-value (no completion signal; barrier bit; signal 0,
+    // value 0, mask all ones, EQ); drain: signal 0 is 1, so it waits; set
+    // signal 0 to 0; drain: it completes.
+    let ops = [0, 6, 0, 1, 2, 0, 0, 0, 4, 6, 0, 0, 4];
+    assert_eq!(replayed(&ops), [(Status::Validated, vec![])]);
+}
+
+#[test]
+fn a_replayed_barrier_value_packet_on_an_unknown_signal_is_rejected() {
+    // The same packet on a handle no signal has (byte 6) and on a misaligned
+    // one inside the table (byte 7), then a null signal whose value counts
+    // as 0 (byte 0): it is satisfied at once.
+    let ops = [
+        0, 6, 0, 1, 6, 0, 0, 0, //
+        0, 6, 0, 1, 7, 0, 0, 0, //
+        0, 6, 0, 1, 0, 0, 0, 0, //
+        4,
+    ];
+    let unknown = (Status::Rejected, vec![Reason::DependencySignalUnknown]);
+    assert_eq!(
+        replayed(&ops),
+        [unknown.clone(), unknown, (Status::Validated, vec![])]
+    );
+}
+
+#[test]
+fn a_replayed_barrier_value_packet_no_signal_value_can_release_waits_for_good() {
+    // Null signal (value 0) with condition NE 0: it can never complete, so
+    // neither can the dispatch behind it; the replay ends with both unrecorded.
+    let ops = [0, 6, 0, 1, 0, 0, 0, 1, 0, 0, 0, 4];
+    let replay = softgpu_hsa::aql::mock::replay_ops(&ops);
+    assert_eq!(replay.packets.len(), 2);
+    assert!(replay.records.is_empty());
+}
+
+#[test]
+fn replayed_dispatches_are_checked_against_the_kernel_table_and_the_lds_limit() {
+    // Reconfigure: workgroup limit 1024, LDS limit 256 bytes, kernel table on.
+    // Then: a blit kernel with no kernargs and too little LDS (findings, still
+    // validated); a kernel the table lacks (a finding); the kernel with every
+    // constraint, dispatched with a 32-wide workgroup, kernargs, enough
+    // scratch but no LDS (two rejects); one loaded for another agent; and a
+    // valid dispatch asking for 4080 bytes of LDS, over the limit.
+    let ops = [
+        7, 128, 1, 1, //
+        0, 7, 0, 2, 1, 0, 0, 0, //
+        0, 7, 0, 4, 1, 0, 0, 0, //
+        0, 7, 0, 1, 0, 0, 16, 0x10, //
+        0, 7, 0, 3, 1, 0, 0, 0, //
+        0, 7, 0, 0, 1, 255, 0, 0, //
+        4,
+    ];
+    assert_eq!(
+        replayed(&ops),
+        [
+            (
+                Status::Validated,
+                vec![
+                    Reason::RuntimeBlitKernelNotExecuted,
+                    Reason::GroupSegmentSizeBelowStatic,
+                    Reason::KernargAddressNull,
+                ]
+            ),
+            (Status::Validated, vec![Reason::UnknownKernelObject]),
+            (
+                Status::Rejected,
+                vec![
+                    Reason::WorkgroupSizeDiffersFromRequired,
+                    Reason::GroupSegmentSizeBelowStatic,
+                ]
+            ),
+            (Status::Rejected, vec![Reason::KernelObjectWrongAgent]),
+            (Status::Rejected, vec![Reason::GroupSegmentSizeExceedsLimit]),
+        ]
+    );
+}

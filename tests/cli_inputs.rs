@@ -1,7 +1,7 @@
 //! Inputs that are not what a verb expects: every verb that reads a file
-//! (`inspect`, `replay`, `diff` on either side) refuses a FIFO, a device, a
-//! directory and a huge sparse file with a clear error naming the file, at
-//! once (a FIFO must not block: each run has a deadline); `diff` opens each
+//! (`inspect`, `replay`, `diff` on either side, `objects`) refuses a FIFO, a
+//! device, a directory and a huge sparse file with a clear error naming the
+//! file, at once (a FIFO must not block: each run has a deadline); `diff` opens each
 //! input once; file names and option values that are not UTF-8 get clear
 //! errors, never a panic.
 
@@ -141,6 +141,25 @@ fn diff_refuses_fifos_devices_directories_and_huge_files_on_either_side() {
             let o = softgpu(&[OsStr::new("diff"), a.as_os_str(), b.as_os_str()], &what);
             assert_refused(&o, &input, says, &what);
         }
+    }
+}
+
+#[test]
+fn objects_refuses_fifos_devices_and_directories_at_once_and_reads_a_huge_file_only_where_it_looks()
+{
+    // `objects` reads a file of any size with positioned reads, one bundle at
+    // a time, so a 1 TiB file is not refused for its size: its first bytes are
+    // read, are no known format, and that is the error (at once, reading
+    // nothing more).
+    for (input, says) in bad_inputs("objects") {
+        let says = if says.starts_with("the file is") {
+            "offset 0: not an ELF file"
+        } else {
+            says
+        };
+        let what = format!("softgpu objects {}", input.display());
+        let o = softgpu(&[OsStr::new("objects"), input.as_os_str()], &what);
+        assert_refused(&o, &input, says, &what);
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use softgpu_hsa::interpose::{ENTRY_POINTS, Support};
+use softgpu_hsa::interpose::{Answer, ENTRY_POINTS};
 
 mod common;
 use common::shim;
@@ -28,7 +28,7 @@ fn exported_hsa(lib: &Path) -> BTreeSet<String> {
 #[test]
 fn the_shim_exports_exactly_the_entry_point_table() {
     let exported = exported_hsa(&shim());
-    let table: BTreeSet<String> = ENTRY_POINTS.iter().map(|(n, _)| n.to_string()).collect();
+    let table: BTreeSet<String> = ENTRY_POINTS.iter().map(|e| e.name.to_string()).collect();
     let missing: Vec<_> = table.difference(&exported).collect();
     let extra: Vec<_> = exported.difference(&table).collect();
     assert!(
@@ -46,7 +46,7 @@ fn the_entry_point_table_covers_every_function_of_the_pinned_rocr() {
         real.display()
     );
     let rocr = exported_hsa(real);
-    let table: BTreeSet<String> = ENTRY_POINTS.iter().map(|(n, _)| n.to_string()).collect();
+    let table: BTreeSet<String> = ENTRY_POINTS.iter().map(|e| e.name.to_string()).collect();
     let missing: Vec<_> = rocr.difference(&table).collect();
     assert!(
         missing.is_empty(),
@@ -78,7 +78,7 @@ fn every_function_real_hip_imports_is_in_the_table() {
         "expected HIP 5.2.3 to import about 76 hsa_* functions, got {}",
         imports.len()
     );
-    let table: BTreeSet<&str> = ENTRY_POINTS.iter().map(|(n, _)| *n).collect();
+    let table: BTreeSet<&str> = ENTRY_POINTS.iter().map(|e| e.name).collect();
     for name in &imports {
         assert!(
             table.contains(name.as_str()),
@@ -87,7 +87,7 @@ fn every_function_real_hip_imports_is_in_the_table() {
     }
     let implemented = ENTRY_POINTS
         .iter()
-        .filter(|(_, s)| *s == Support::Implemented)
+        .filter(|e| e.virtual_mode == Answer::Shim)
         .count();
     assert!(
         implemented > 100,

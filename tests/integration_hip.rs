@@ -32,12 +32,12 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 mod common;
-use common::{Hip, cli, repo, shim};
+use common::{Hip, Kill, cli, kill_group, repo, shim, wait_within};
 
 /// A program that has not exited after this long is hung: it is killed with its whole process
 /// group and the test fails. Every program takes a few seconds at most; a hung inline run skips
@@ -488,19 +488,7 @@ fn run(
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
     let pid = child.id();
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            kill_group(pid);
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_within(&mut child, RUN_TIMEOUT, Kill::Group);
     // Anything of its process group still running outlived the program (a forked child).
     let stragglers = group_members(pid);
     if !stragglers.is_empty() {
@@ -574,14 +562,6 @@ fn group_members(pgid: u32) -> Vec<u32> {
         }
     }
     out
-}
-
-/// SIGKILL to every process of group `pgid`.
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// `softgpu inspect --format jsonl` on the run's capture.

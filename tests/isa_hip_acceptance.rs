@@ -33,13 +33,13 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use softgpu_hsa::isa::{self, HipSupport, TargetDescriptor};
 
 mod common;
-use common::{Hip, repo, shim};
+use common::{Hip, Kill, repo, shim, wait_within};
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
@@ -284,21 +284,7 @@ fn run(hip: Hip, exe: &Place, targets: &str, args: &[&str], tag: &str) -> Run {
         .stderr(File::create(&stderr_path).unwrap())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if Instant::now() >= deadline {
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .status();
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_within(&mut child, RUN_TIMEOUT, Kill::Group);
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     let facts = stdout

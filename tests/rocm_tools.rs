@@ -24,11 +24,11 @@
 //! The shim's part is then judged on rocminfo's output alone.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 mod common;
-use common::{repo, shim};
+use common::{output_within, repo, shim};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
@@ -165,25 +165,12 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
                 .args(["sh", "-c", cmd]);
         }
     }
-    let mut child = c
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run unshare (util-linux): {e}"));
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("`{cmd}` ({rocm:?}) did not finish within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    // Both pipes are drained while it runs, so a long output never blocks it.
+    output_within(
+        c.current_dir(&dir),
+        TIMEOUT,
+        &format!("`{cmd}` ({rocm:?}) under unshare (util-linux)"),
+    )
 }
 
 /// One agent's section of rocminfo's output: its lines, up to the next agent.

@@ -1,22 +1,4 @@
-//! Any text as a `softgpu diff` input: the CSV (rocprofv3 / rocprof v1 /
-//! inspect) and rocprofv3 JSON readers return a trace or a typed error, never
-//! panic; a trace that reads compares equal to itself at every level.
+//! The `diff_inputs` fuzz target: see `fuzz/src/diff_inputs.rs`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use softgpu_hsa::diff::{Level, compare, from_csv, from_rocprof_json};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    for trace in [from_csv(text), from_rocprof_json(text)]
-        .into_iter()
-        .flatten()
-    {
-        for level in [Level::Exact, Level::Count, Level::Order, Level::Events] {
-            let out = compare(&trace, &trace, level);
-            assert!(out.same, "a trace differs from itself at {level:?}");
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| softgpu_fuzz::diff_inputs::run(data));

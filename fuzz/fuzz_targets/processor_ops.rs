@@ -1,11 +1,4 @@
-//! Bytes as a sequence of queue operations (publish, reserve without
-//! publishing, late publish, doorbell/drain, signal change, limit change)
-//! against the mock producer, with the processor checked against a model
-//! after every drain. See `softgpu_hsa::aql::mock::replay_ops`.
+//! The `processor_ops` fuzz target: see `fuzz/src/processor_ops.rs`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    softgpu_hsa::aql::mock::replay_ops(data);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| softgpu_fuzz::processor_ops::run(data));

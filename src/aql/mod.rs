@@ -18,6 +18,9 @@
 //! shim does not use it; unlike the processor, its producer side may wait:
 //! `MockQueue::wait_for_space` yields the thread while the ring is full).
 
+// The mock is a test oracle (for tests, benches and fuzz targets, never the
+// shim): its panics on a broken model are the point.
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 pub mod mock;
 pub mod parse;
 pub mod processor;
@@ -123,6 +126,12 @@ pub trait QueueMemory {
 pub trait SignalOps {
     /// Whether `handle` names a live signal this runtime may write.
     fn is_valid(&self, handle: u64) -> bool;
+    /// Whether a packet may name `handle` as its completion signal: a live
+    /// signal that is not a queue's own doorbell (decrementing a doorbell
+    /// would ring, or unring, a queue the packet does not own).
+    fn may_complete(&self, handle: u64) -> bool {
+        self.is_valid(handle)
+    }
     /// Current value, acquire. Only called on handles for which `is_valid` held.
     fn load(&self, handle: u64) -> i64;
     /// Completion: atomic decrement by one, release, then wake waiters.

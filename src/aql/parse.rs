@@ -129,7 +129,7 @@ reasons! {
     PacketTypeInvalid = 15, "packet_type_invalid", bytes,
         "type INVALID; seen only when replaying bytes offline";
     CompletionSignalUnknown = 16, "completion_signal_unknown", runtime,
-        "the completion signal is not a live signal of this runtime";
+        "the completion signal is not a live signal of this runtime that a packet may complete: a forged or destroyed handle, or a queue's own doorbell signal";
     DependencySignalUnknown = 17, "dependency_signal_unknown", runtime,
         "a non-null barrier dependency is not a live signal of this runtime";
     RuntimeBlitKernelNotExecuted = 18, "runtime_blit_kernel_not_executed", runtime,

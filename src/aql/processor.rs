@@ -295,7 +295,7 @@ impl Processor {
         }
         let blit = blit && diagnostic;
         let completion = handle_at(raw, po::COMPLETION_SIGNAL);
-        if has_completion && completion != 0 && !s.is_valid(completion) {
+        if has_completion && completion != 0 && !s.may_complete(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);
         }
         let is_barrier = matches!(ty, PacketType::BARRIER_AND | PacketType::BARRIER_OR);

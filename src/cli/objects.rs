@@ -121,7 +121,7 @@ pub(super) fn objects(path: &Path, json: bool) -> i32 {
     let report = match build(path) {
         Ok(r) => r,
         Err(msg) => {
-            eprintln!("softgpu: file {}: {msg}", path.display());
+            eprintln!("softgpu: file {}: {msg}", crate::input::show_path(path));
             return EXIT_ERROR;
         }
     };
@@ -145,11 +145,9 @@ pub(super) fn objects(path: &Path, json: bool) -> i32 {
 /// bundle whatever the file's size. A bare code object is read whole (it is at
 /// most [`code_object::MAX_FILE_SIZE`]).
 fn build(path: &Path) -> Result<Report, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err("cannot read: is a directory".to_string());
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    // One open that cannot block (a FIFO), of a regular file only (not a
+    // device, a directory or a FIFO); every read after it is bounded.
+    let (file, _) = crate::input::open_regular_file(path).map_err(|e| e.to_string())?;
     let src = bundle::FileSource::new(&file).map_err(|e| format!("cannot read: {e}"))?;
     let mut progress = Progress::new(src.size());
     let mut report = Report {

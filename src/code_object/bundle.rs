@@ -40,10 +40,13 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 
+use object::read::elf::{FileHeader as _, SectionHeader as _};
+use object::read::{ReadCache, ReadCacheOps, ReadRef};
+
 use super::MAX_SECTIONS;
 use super::elf::{
-    EHDR_SIZE, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, FileHeader, SHDR_SIZE, SHN_XINDEX,
-    SectionHeader, slice,
+    EHDR_SIZE, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, FileHeader, LE, SHDR_SIZE,
+    SHN_XINDEX, SectionHeader, has_file_bytes, slice,
 };
 
 /// Magic of a plain clang offload bundle.
@@ -652,89 +655,104 @@ fn read_at<'a, S: Source<'a> + ?Sized>(
 /// The `(offset, size)` of each `.hip_fatbin` section of a host ELF whose
 /// first bytes (up to the ELF header's size) are `head`. Reads the section
 /// header table and the section name table, nothing else.
+///
+/// `object` reads the header and the section table, through a cache of
+/// positioned reads of `src` (a 1.6 GB library is not read whole); each field
+/// that has a limit or a typed error is checked here first, because
+/// `object`'s errors name neither.
 fn fatbin_sections<'a, S: Source<'a> + ?Sized>(
     src: &S,
     head: &[u8],
 ) -> Result<Vec<(u64, u64)>, BundleError> {
     use BundleErrorKind::*;
-    let ehdr: &[u8; EHDR_SIZE] = head
-        .first_chunk()
-        .ok_or(err(0, Truncated { what: "ELF header" }))?;
-    let h = FileHeader::read(ehdr);
-    let (class, data) = (h.ident[4], h.ident[5]);
-    if class != ELFCLASS64 || data != ELFDATA2LSB {
-        return Err(err(4, UnsupportedElf { class, data }));
-    }
-    if h.e_shoff == 0 {
-        return Err(err(0, NoSectionHeaders));
-    }
-    if usize::from(h.e_shentsize) != SHDR_SIZE {
+    let h: &FileHeader = head
+        .read_at(0)
+        .map_err(|()| err(0, Truncated { what: "ELF header" }))?;
+    let ident = h.e_ident();
+    if ident.class != ELFCLASS64 || ident.data != ELFDATA2LSB {
         return Err(err(
-            58,
-            BadSectionEntrySize {
-                size: h.e_shentsize,
+            4,
+            UnsupportedElf {
+                class: ident.class.0,
+                data: ident.data.0,
             },
         ));
     }
+    let shoff = h.e_shoff(LE);
+    if shoff == 0 {
+        return Err(err(0, NoSectionHeaders));
+    }
+    if usize::from(h.e_shentsize(LE)) != SHDR_SIZE {
+        return Err(err(
+            58,
+            BadSectionEntrySize {
+                size: h.e_shentsize(LE),
+            },
+        ));
+    }
+    let reader = SourceReader::new(src);
+    let cache = ReadCache::new(&reader);
+    let data = &cache;
+    let failed = |offset, what| reader.error(offset, what);
     let what = "section header table";
-    let first = read_at(src, h.e_shoff, SHDR_SIZE as u64, what)?;
-    let first = SectionHeader::read(
-        first
-            .as_ref()
-            .try_into()
-            .map_err(|_| err(h.e_shoff, Truncated { what }))?,
-    );
-    let count = match h.e_shnum {
+    let first = h
+        .section_0(LE, data)
+        .ok()
+        .flatten()
+        .ok_or_else(|| failed(shoff, what))?;
+    let count = match h.e_shnum(LE) {
         // Extended numbering: the count is section 0's sh_size.
-        0 => first.sh_size,
+        0 => first.sh_size(LE),
         n => u64::from(n),
     };
     if count > MAX_SECTIONS {
-        return Err(err(h.e_shoff, TooManySections { count }));
+        return Err(err(shoff, TooManySections { count }));
     }
     // At most MAX_SECTIONS * 64 bytes (4 MiB).
-    let table = read_at(src, h.e_shoff, count * SHDR_SIZE as u64, what)?;
-    let sections: Vec<SectionHeader> = table
-        .chunks_exact(SHDR_SIZE)
-        .filter_map(|c| c.try_into().ok().map(SectionHeader::read))
-        .collect();
-    let names_index = match h.e_shstrndx {
-        SHN_XINDEX => u64::from(first.sh_link),
-        n => u64::from(n),
+    let sections = h
+        .section_headers(LE, data)
+        .map_err(|_| failed(shoff, what))?;
+    let names_index = match h.e_shstrndx(LE) {
+        SHN_XINDEX => u64::from(first.sh_link(LE)),
+        n => u64::from(n.0),
     };
     let names = usize::try_from(names_index)
         .ok()
         .and_then(|i| sections.get(i))
-        .filter(|s| s.has_file_bytes())
+        .filter(|s| has_file_bytes(s))
         .ok_or(err(62, BadSectionNameTable { index: names_index }))?;
-    let out_of_bounds = err(
-        names.sh_offset,
-        SectionOutOfBounds {
-            // Checked just above to be in range.
-            index: names_index as usize,
-            size: names.sh_size,
-        },
-    );
-    if names
-        .sh_offset
-        .checked_add(names.sh_size)
+    let (names_at, names_size) = (names.sh_offset(LE), names.sh_size(LE));
+    if names_at
+        .checked_add(names_size)
         .is_none_or(|e| e > src.size())
     {
-        return Err(out_of_bounds);
-    }
-    if names.sh_size > MAX_SECTION_NAME_BYTES {
         return Err(err(
-            names.sh_offset,
+            names_at,
+            SectionOutOfBounds {
+                // Checked just above to be in range.
+                index: names_index as usize,
+                size: names_size,
+            },
+        ));
+    }
+    if names_size > MAX_SECTION_NAME_BYTES {
+        return Err(err(
+            names_at,
             SectionNamesTooLarge {
-                size: names.sh_size,
+                size: names_size,
                 limit: MAX_SECTION_NAME_BYTES,
             },
         ));
     }
-    let names = read_at(src, names.sh_offset, names.sh_size, "section name table")?;
+    let names = names
+        .data(LE, data)
+        .map_err(|_| failed(names_at, "section name table"))?;
+    // Each name is compared where it starts, reading no more than the name
+    // sought: `object`'s string lookup scans to the next NUL, which in a
+    // crafted table is up to the table's end for every section.
     let is_named = |s: &SectionHeader, name: &str| {
         let want = name.len();
-        usize::try_from(s.sh_name)
+        usize::try_from(s.sh_name(LE))
             .ok()
             .and_then(|at| names.get(at..at.checked_add(want + 1)?))
             .is_some_and(|n| &n[..want] == name.as_bytes() && n[want] == 0)
@@ -748,33 +766,84 @@ fn fatbin_sections<'a, S: Source<'a> + ?Sized>(
         if !is_named(s, HIP_FATBIN_SECTION) {
             continue;
         }
-        if !s.has_file_bytes() {
-            return Err(err(s.sh_offset, FatbinWithoutBytes { index }));
+        let (offset, size) = (s.sh_offset(LE), s.sh_size(LE));
+        if !has_file_bytes(s) {
+            return Err(err(offset, FatbinWithoutBytes { index }));
         }
-        if s.sh_offset
-            .checked_add(s.sh_size)
-            .is_none_or(|e| e > src.size())
-        {
-            return Err(err(
-                s.sh_offset,
-                SectionOutOfBounds {
-                    index,
-                    size: s.sh_size,
-                },
-            ));
+        if offset.checked_add(size).is_none_or(|e| e > src.size()) {
+            return Err(err(offset, SectionOutOfBounds { index, size }));
         }
-        found.push((s.sh_offset, s.sh_size));
+        found.push((offset, size));
     }
     if found.is_empty() {
         return Err(err(
             0,
             NoHipFatbin {
-                machine: h.e_machine,
+                machine: h.e_machine(LE).0,
                 new_driver,
             },
         ));
     }
     Ok(found)
+}
+
+/// A [`Source`] as the stream `object`'s [`ReadCache`] reads: each read is
+/// one [`Source::bytes`] (one `pread` of a file). Remembers the first I/O
+/// error, which `object` reduces to "failed", so that the caller can report
+/// it instead of a truncation.
+struct SourceReader<'s, S: ?Sized> {
+    src: &'s S,
+    pos: std::cell::Cell<u64>,
+    io_error: std::cell::RefCell<Option<String>>,
+}
+
+impl<'s, S: ?Sized> SourceReader<'s, S> {
+    fn new(src: &'s S) -> Self {
+        SourceReader {
+            src,
+            pos: std::cell::Cell::new(0),
+            io_error: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// The error for a failed read of `what` at `offset`: the I/O error if
+    /// one happened, otherwise `Truncated` (the bytes are not in the file).
+    fn error(&self, offset: u64, what: &'static str) -> BundleError {
+        match self.io_error.borrow_mut().take() {
+            Some(message) => err(offset, BundleErrorKind::Io { message }),
+            None => err(offset, BundleErrorKind::Truncated { what }),
+        }
+    }
+}
+
+impl<'a, S: Source<'a> + ?Sized> ReadCacheOps for &SourceReader<'_, S> {
+    fn len(&mut self) -> Result<u64, ()> {
+        Ok(self.src.size())
+    }
+
+    fn seek(&mut self, pos: u64) -> Result<u64, ()> {
+        self.pos.set(pos);
+        Ok(pos)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        let pos = self.pos.get();
+        let n = (buf.len() as u64).min(self.src.size().saturating_sub(pos));
+        let bytes = self.src.bytes(pos, n).map_err(|e| {
+            self.io_error.borrow_mut().get_or_insert(e.to_string());
+        })?;
+        let n = bytes.len().min(buf.len());
+        buf[..n].copy_from_slice(&bytes[..n]);
+        self.pos.set(pos + n as u64);
+        Ok(n)
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), ()> {
+        match self.read(buf)? {
+            n if n == buf.len() => Ok(()),
+            _ => Err(()),
+        }
+    }
 }
 
 /// Longest section name table read from a host ELF (real ones are a few
@@ -1477,6 +1546,234 @@ mod tests {
         assert_eq!(
             read(b"junk").unwrap_err().kind,
             BundleErrorKind::UnknownFormat
+        );
+    }
+
+    /// A host ELF (x86-64 executable, machine 62): `.shstrtab`, then each
+    /// named section `(name, sh_type, bytes)`, then the section headers.
+    /// Returns the file and the offset of the section header table.
+    fn host_elf(sections: &[(&str, u32, &[u8])]) -> (Vec<u8>, u64) {
+        let mut names = b"\0.shstrtab\0".to_vec();
+        let mut f = vec![0u8; 64];
+        let mut headers = vec![[0u64; 8]]; // section 0: name, type, flags, addr, offset, size, link|info, align
+        let place = |f: &mut Vec<u8>, bytes: &[u8]| {
+            f.resize(f.len().next_multiple_of(8), 0);
+            let at = f.len() as u64;
+            f.extend_from_slice(bytes);
+            at
+        };
+        let mut placed = Vec::new();
+        for (name, t, bytes) in sections {
+            placed.push((
+                names.len() as u64,
+                *t,
+                place(&mut f, bytes),
+                bytes.len() as u64,
+            ));
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+        }
+        let names_at = place(&mut f, &names);
+        headers.push([1, 3, 0, 0, names_at, names.len() as u64, 0, 1]);
+        for (name, t, at, size) in placed {
+            headers.push([name, u64::from(t), 2, 0, at, size, 0, 8]);
+        }
+        let shoff = place(&mut f, &[]);
+        for h in &headers {
+            f.extend_from_slice(&(h[0] as u32).to_le_bytes());
+            f.extend_from_slice(&(h[1] as u32).to_le_bytes());
+            for v in &h[2..6] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            f.extend_from_slice(&h[6].to_le_bytes()); // sh_link, sh_info
+            f.extend_from_slice(&h[7].to_le_bytes());
+            f.extend_from_slice(&0u64.to_le_bytes());
+        }
+        f[..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        f[16..18].copy_from_slice(&2u16.to_le_bytes()); // ET_EXEC
+        f[18..20].copy_from_slice(&62u16.to_le_bytes()); // EM_X86_64
+        f[20..24].copy_from_slice(&1u32.to_le_bytes());
+        f[40..48].copy_from_slice(&shoff.to_le_bytes());
+        f[52..54].copy_from_slice(&64u16.to_le_bytes()); // e_ehsize
+        f[54..56].copy_from_slice(&56u16.to_le_bytes());
+        f[58..60].copy_from_slice(&64u16.to_le_bytes());
+        f[60..62].copy_from_slice(&(headers.len() as u16).to_le_bytes());
+        f[62..64].copy_from_slice(&1u16.to_le_bytes()); // .shstrtab
+        (f, shoff)
+    }
+
+    /// The error a host ELF gives, as `(offset, kind)`.
+    fn host_error(file: &[u8]) -> (u64, BundleErrorKind) {
+        let e = read(file).unwrap_err();
+        (e.offset, e.kind)
+    }
+
+    /// Writes `v` at `at` (little-endian, its own width).
+    fn put(file: &mut [u8], at: u64, v: &[u8]) {
+        file[at as usize..at as usize + v.len()].copy_from_slice(v);
+    }
+
+    #[test]
+    fn a_host_elf_lists_its_hip_fatbin_sections_also_with_extended_numbering() {
+        let b = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", b"\x7fELFabc")]);
+        let (file, shoff) = host_elf(&[(".text", 1, b"\xc3"), (".hip_fatbin", 1, &b)]);
+        let c = read(&file).unwrap();
+        let Container::HostElf { machine, sections } = &c.container else {
+            panic!("{:?}", c.container)
+        };
+        assert_eq!(*machine, 62);
+        assert_eq!(sections.len(), 1);
+        assert_eq!(sections[0].1, b.len() as u64);
+        assert_eq!(c.bundles.len(), 1);
+        // e_shnum 0: the count is section 0's sh_size; e_shstrndx SHN_XINDEX:
+        // the index is section 0's sh_link.
+        let mut ext = file.clone();
+        put(&mut ext, 60, &0u16.to_le_bytes());
+        put(&mut ext, 62, &0xffffu16.to_le_bytes());
+        put(&mut ext, shoff + 32, &4u64.to_le_bytes());
+        put(&mut ext, shoff + 40, &1u32.to_le_bytes());
+        assert_eq!(read(&ext).unwrap().container, c.container);
+    }
+
+    #[test]
+    fn a_malformed_host_elf_section_table_is_a_typed_error_at_its_offset() {
+        use BundleErrorKind::*;
+        let b = bundle(&[("hip-amdgcn-amd-amdhsa--gfx90a", b"\x7fELFabc")]);
+        let (file, shoff) = host_elf(&[(".hip_fatbin", 1, &b)]);
+        let with = |at: u64, v: &[u8]| {
+            let mut f = file.clone();
+            put(&mut f, at, v);
+            f
+        };
+        // Section 1 is .shstrtab, section 2 .hip_fatbin.
+        let (names_at, fatbin_at) = (shoff + 64 + 24, shoff + 128 + 24);
+        let fatbin_offset = u64::from_le_bytes(file[fatbin_at as usize..][..8].try_into().unwrap());
+        let cases: Vec<(Vec<u8>, (u64, BundleErrorKind))> = vec![
+            (with(4, &[1]), (4, UnsupportedElf { class: 1, data: 1 })),
+            (with(40, &0u64.to_le_bytes()), (0, NoSectionHeaders)),
+            (
+                with(58, &40u16.to_le_bytes()),
+                (58, BadSectionEntrySize { size: 40 }),
+            ),
+            (
+                with(40, &(1u64 << 40).to_le_bytes()),
+                (
+                    1 << 40,
+                    Truncated {
+                        what: "section header table",
+                    },
+                ),
+            ),
+            (
+                with(60, &200u16.to_le_bytes()),
+                (
+                    shoff,
+                    Truncated {
+                        what: "section header table",
+                    },
+                ),
+            ),
+            (
+                {
+                    let mut f = with(60, &0u16.to_le_bytes());
+                    put(&mut f, shoff + 32, &70_000u64.to_le_bytes());
+                    f
+                },
+                (shoff, TooManySections { count: 70_000 }),
+            ),
+            (
+                with(62, &99u16.to_le_bytes()),
+                (62, BadSectionNameTable { index: 99 }),
+            ),
+            (
+                with(names_at, &(1u64 << 40).to_le_bytes()),
+                (1 << 40, SectionOutOfBounds { index: 1, size: 23 }), // "\0.shstrtab\0.hip_fatbin\0"
+            ),
+            (
+                with(fatbin_at - 20, &8u32.to_le_bytes()), // sh_type SHT_NOBITS
+                (fatbin_offset, FatbinWithoutBytes { index: 2 }),
+            ),
+            (
+                with(fatbin_at + 8, &u64::MAX.to_le_bytes()),
+                (
+                    fatbin_offset,
+                    SectionOutOfBounds {
+                        index: 2,
+                        size: u64::MAX,
+                    },
+                ),
+            ),
+        ];
+        for (f, want) in cases {
+            assert_eq!(host_error(&f), want);
+        }
+        // Without .hip_fatbin, saying whether clang's new driver's section is there.
+        let (plain, _) = host_elf(&[(".text", 1, b"\xc3")]);
+        let (new, _) = host_elf(&[(".llvm.offloading", 1, b"\x10\xff\x10\xad")]);
+        for (f, new_driver) in [(plain, false), (new, true)] {
+            let want = NoHipFatbin {
+                machine: 62,
+                new_driver,
+            };
+            assert_eq!(host_error(&f), (0, want));
+        }
+    }
+
+    #[test]
+    fn a_host_elf_section_name_table_over_the_limit_is_refused_before_it_is_read() {
+        let big = vec![0u8; MAX_SECTION_NAME_BYTES as usize + 1];
+        let (mut file, shoff) = host_elf(&[(".hip_fatbin", 1, b"")]);
+        let names_at = file.len() as u64;
+        file.extend_from_slice(&big);
+        put(&mut file, shoff + 64 + 24, &names_at.to_le_bytes());
+        put(
+            &mut file,
+            shoff + 64 + 32,
+            &(big.len() as u64).to_le_bytes(),
+        );
+        assert_eq!(
+            host_error(&file),
+            (
+                names_at,
+                BundleErrorKind::SectionNamesTooLarge {
+                    size: big.len() as u64,
+                    limit: MAX_SECTION_NAME_BYTES
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn a_read_that_fails_inside_the_section_table_is_an_io_error_at_its_offset() {
+        /// Reads fail past the ELF header.
+        struct Failing(Vec<u8>);
+        impl Source<'static> for Failing {
+            fn size(&self) -> u64 {
+                self.0.len() as u64
+            }
+            fn bytes(&self, offset: u64, len: u64) -> std::io::Result<Cow<'static, [u8]>> {
+                if offset >= 64 {
+                    return Err(std::io::Error::other("the disk is on fire"));
+                }
+                Ok(Cow::Owned(
+                    self.0[offset as usize..][..len as usize].to_vec(),
+                ))
+            }
+        }
+        let (file, shoff) = host_elf(&[(".hip_fatbin", 1, b"")]);
+        let e = scan(&Failing(file), &Limits::DEFAULT, |_| {
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap_err();
+        let ScanError::Bundle(e) = e;
+        assert_eq!(
+            (e.offset, e.kind),
+            (
+                shoff,
+                BundleErrorKind::Io {
+                    message: "the disk is on fire".into()
+                }
+            )
         );
     }
 }

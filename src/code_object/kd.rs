@@ -1,8 +1,6 @@
 //! The 64-byte kernel descriptor of code object v3+ (LLVM AMDGPUUsage,
 //! "Kernel Descriptor"): what a dispatch packet's `kernel_object` points at.
 
-use super::elf::Fields;
-
 /// Size of a kernel descriptor in bytes.
 pub const KERNEL_DESCRIPTOR_SIZE: usize = 64;
 
@@ -80,6 +78,44 @@ impl KernelDescriptor {
     /// Whether the code needs a dynamically sized stack (private size is a minimum).
     pub fn uses_dynamic_stack(&self) -> bool {
         self.kernel_code_properties & Self::USES_DYNAMIC_STACK != 0
+    }
+}
+
+/// Sequential little-endian field reader over the descriptor's 64 bytes.
+///
+/// The caller passes exactly the descriptor's 64 bytes, so running out is a
+/// bug in this module, not in the input; it yields zeros rather than panic.
+struct Fields<'a>(&'a [u8]);
+
+impl<'a> Fields<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Fields(bytes)
+    }
+
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        match self.0.split_first_chunk::<N>() {
+            Some((head, rest)) => {
+                self.0 = rest;
+                *head
+            }
+            None => {
+                self.0 = &[];
+                [0; N]
+            }
+        }
+    }
+
+    fn skip<const N: usize>(&mut self) {
+        let _ = self.take::<N>();
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes(self.take())
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn i64(&mut self) -> i64 {
+        i64::from_le_bytes(self.take())
     }
 }
 

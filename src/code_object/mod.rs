@@ -43,6 +43,10 @@ pub use kd::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
 pub use metadata::{KernelArg, KernelMetadata, Metadata};
 
 use elf::*;
+use object::ReadRef;
+use object::read::elf::{
+    FileHeader as _, NoteHeader as _, ProgramHeader as _, Rela as _, SectionHeader as _, Sym as _,
+};
 
 /// Largest code object accepted.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
@@ -212,27 +216,25 @@ pub struct MetadataProblem {
 
 /// One section header plus its index.
 #[derive(Clone, Copy)]
-struct Section {
+struct Section<'a> {
     index: usize,
-    hdr: SectionHeader,
+    hdr: &'a SectionHeader,
 }
 
 /// A symbol table with its string table, both bounds-checked.
 struct SymbolTable<'a> {
-    entries: &'a [u8],
-    count: u64,
+    entries: &'a [Sym],
     strtab: &'a [u8],
     strtab_index: usize,
 }
 
 impl<'a> SymbolTable<'a> {
-    fn get(&self, i: u64) -> Option<Sym> {
-        if i >= self.count {
-            return None;
-        }
-        let at = i.checked_mul(SYM_SIZE as u64)?;
-        let b: &[u8; SYM_SIZE] = slice(self.entries, at, SYM_SIZE as u64)?.try_into().ok()?;
-        Some(Sym::read(b))
+    fn count(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    fn get(&self, i: u64) -> Option<&'a Sym> {
+        self.entries.get(usize::try_from(i).ok()?)
     }
 
     fn name(&self, st_name: u32, budget: &mut NameBudget) -> Result<&'a str, CodeObjectError> {
@@ -270,29 +272,34 @@ pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
     if bytes.get(..4) != Some(&ELF_MAGIC[..]) {
         return Err(CodeObjectError::NotElf);
     }
-    let ehdr: &[u8; EHDR_SIZE] = bytes.first_chunk().ok_or(CodeObjectError::Truncated {
+    // The header's fields are checked here, one typed error each, rather
+    // than by `FileHeader::parse`, whose one error says none of them.
+    let h: &FileHeader = bytes.read_at(0).map_err(|()| CodeObjectError::Truncated {
         what: "ELF header",
         offset: 0,
     })?;
-    let h = FileHeader::read(ehdr);
-    let (class, data, ident_version, osabi, abi_version) =
-        (h.ident[4], h.ident[5], h.ident[6], h.ident[7], h.ident[8]);
+    let ident = h.e_ident();
+    let (class, data, osabi, abi_version) =
+        (ident.class, ident.data, ident.os_abi.0, ident.abi_version);
     if class != ELFCLASS64 || data != ELFDATA2LSB {
-        return Err(CodeObjectError::Not64BitLittleEndian { class, data });
-    }
-    if ident_version != EV_CURRENT {
-        return Err(CodeObjectError::UnsupportedElfVersion {
-            version: u32::from(ident_version),
+        return Err(CodeObjectError::Not64BitLittleEndian {
+            class: class.0,
+            data: data.0,
         });
     }
-    if h.e_version != u32::from(EV_CURRENT) {
+    if ident.version != EV_CURRENT {
         return Err(CodeObjectError::UnsupportedElfVersion {
-            version: h.e_version,
+            version: u32::from(ident.version.0),
         });
     }
-    if h.e_machine != EM_AMDGPU {
+    if h.e_version(LE) != u32::from(EV_CURRENT.0) {
+        return Err(CodeObjectError::UnsupportedElfVersion {
+            version: h.e_version(LE),
+        });
+    }
+    if h.e_machine(LE).0 != EM_AMDGPU {
         return Err(CodeObjectError::NotAmdgpu {
-            machine: h.e_machine,
+            machine: h.e_machine(LE).0,
         });
     }
     if osabi != ELFOSABI_AMDGPU_HSA {
@@ -303,24 +310,27 @@ pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
             version: abi_version,
         });
     }
-    if h.e_type != ET_DYN {
-        return Err(CodeObjectError::NotSharedObject { e_type: h.e_type });
+    if h.e_type(LE) != ET_DYN {
+        return Err(CodeObjectError::NotSharedObject {
+            e_type: h.e_type(LE).0,
+        });
     }
-    let (xnack, sramecc) = features(abi_version, h.e_flags);
+    let e_flags = h.e_flags(LE).0;
+    let (xnack, sramecc) = features(abi_version, e_flags);
 
-    let phdrs = program_headers(bytes, &h)?;
-    let layout = layout(bytes, &phdrs)?;
-    let sections = section_headers(bytes, &h)?;
+    let phdrs = program_headers(bytes, h)?;
+    let layout = layout(bytes, phdrs)?;
+    let sections = section_headers(bytes, h)?;
 
     let mut names = NameBudget(0);
     let (symbols, by_name) = symbols(bytes, &sections, layout.load_size, &mut names)?;
     let (relocations, reloc_symbols) = relocations(bytes, &sections, layout.load_size, &mut names)?;
-    let metadata = read_metadata(bytes, &sections, &phdrs);
+    let metadata = read_metadata(bytes, &sections, phdrs);
 
     let (segments, segment_data) = layout.segments.into_iter().unzip();
     Ok(CodeObject {
-        e_flags: h.e_flags,
-        mach: h.e_flags & EF_AMDGPU_MACH,
+        e_flags,
+        mach: e_flags & EF_AMDGPU_MACH,
         abi_version,
         xnack,
         sramecc,
@@ -352,44 +362,46 @@ pub fn section_named<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>
     if bytes.get(..4) != Some(&ELF_MAGIC[..]) {
         return Err(CodeObjectError::NotElf);
     }
-    let ehdr: &[u8; EHDR_SIZE] = bytes.first_chunk().ok_or(CodeObjectError::Truncated {
+    let h: &FileHeader = bytes.read_at(0).map_err(|()| CodeObjectError::Truncated {
         what: "ELF header",
         offset: 0,
     })?;
-    let h = FileHeader::read(ehdr);
-    let (class, data) = (h.ident[4], h.ident[5]);
-    if class != ELFCLASS64 || data != ELFDATA2LSB {
-        return Err(CodeObjectError::Not64BitLittleEndian { class, data });
-    }
-    if h.e_machine != EM_AMDGPU {
-        return Err(CodeObjectError::NotAmdgpu {
-            machine: h.e_machine,
+    let ident = h.e_ident();
+    if ident.class != ELFCLASS64 || ident.data != ELFDATA2LSB {
+        return Err(CodeObjectError::Not64BitLittleEndian {
+            class: ident.class.0,
+            data: ident.data.0,
         });
     }
-    let sections = section_headers(bytes, &h)?;
+    if h.e_machine(LE).0 != EM_AMDGPU {
+        return Err(CodeObjectError::NotAmdgpu {
+            machine: h.e_machine(LE).0,
+        });
+    }
+    let sections = section_headers(bytes, h)?;
     if sections.is_empty() {
         return Ok(None);
     }
-    let names_index = match h.e_shstrndx {
-        SHN_XINDEX => u64::from(sections[0].hdr.sh_link),
-        n => u64::from(n),
+    let names_index = match h.e_shstrndx(LE) {
+        SHN_XINDEX => u64::from(sections[0].hdr.sh_link(LE)),
+        n => u64::from(n.0),
     };
     let names = usize::try_from(names_index)
         .ok()
         .and_then(|i| sections.get(i))
-        .filter(|s| s.hdr.has_file_bytes())
+        .filter(|s| has_file_bytes(s.hdr))
         .map(|s| section_bytes(bytes, s))
         .ok_or(CodeObjectError::BadSectionNameTable { index: names_index })?;
     let want = name.as_bytes();
     Ok(sections
         .iter()
         .find(|s| {
-            usize::try_from(s.hdr.sh_name)
+            usize::try_from(s.hdr.sh_name(LE))
                 .ok()
                 .and_then(|at| names.get(at..at.checked_add(want.len() + 1)?))
                 .is_some_and(|n| &n[..want.len()] == want && n[want.len()] == 0)
         })
-        .filter(|s| s.hdr.has_file_bytes())
+        .filter(|s| has_file_bytes(s.hdr))
         .map(|s| section_bytes(bytes, s)))
 }
 
@@ -423,39 +435,51 @@ fn features(abi_version: u8, flags: u32) -> (Feature, Feature) {
     )
 }
 
-/// Checks a table's place in the file and returns its bytes.
-fn table<'a>(
+fn program_headers<'a>(
     bytes: &'a [u8],
-    offset: u64,
-    count: u64,
-    entry: usize,
-    what: &'static str,
-) -> Result<&'a [u8], CodeObjectError> {
-    count
-        .checked_mul(entry as u64)
-        .and_then(|n| slice(bytes, offset, n))
-        .ok_or(CodeObjectError::Truncated { what, offset })
-}
-
-fn program_headers(bytes: &[u8], h: &FileHeader) -> Result<Vec<ProgramHeader>, CodeObjectError> {
-    if h.e_phnum == 0 {
+    h: &FileHeader,
+) -> Result<&'a [ProgramHeader], CodeObjectError> {
+    let (phoff, phnum) = (h.e_phoff(LE), h.e_phnum(LE));
+    if phnum == 0 || phoff == 0 {
         return Err(CodeObjectError::NoLoadableSegments);
     }
-    if usize::from(h.e_phentsize) != PHDR_SIZE {
+    if usize::from(h.e_phentsize(LE)) != PHDR_SIZE {
         return Err(CodeObjectError::BadEntrySize {
             what: "program header",
-            size: u64::from(h.e_phentsize),
+            size: u64::from(h.e_phentsize(LE)),
         });
     }
-    let count = u64::from(h.e_phnum);
+    // Also refuses PN_XNUM (0xffff), the escape to a count in section 0.
+    let count = u64::from(phnum);
     if count > MAX_SEGMENTS {
         return Err(CodeObjectError::TooManySegments { count });
     }
-    let raw = table(bytes, h.e_phoff, count, PHDR_SIZE, "program header table")?;
-    Ok(raw
-        .chunks_exact(PHDR_SIZE)
-        .filter_map(|c| c.try_into().ok().map(ProgramHeader::read))
-        .collect())
+    h.program_headers(LE, bytes)
+        .map_err(|_| CodeObjectError::Truncated {
+            what: "program header table",
+            offset: phoff,
+        })
+}
+
+/// The fields of a program header the layout checks, read once.
+struct Segment {
+    p_offset: u64,
+    p_vaddr: u64,
+    p_filesz: u64,
+    p_memsz: u64,
+    p_align: u64,
+}
+
+impl Segment {
+    fn of(p: &ProgramHeader) -> Segment {
+        Segment {
+            p_offset: p.p_offset(LE),
+            p_vaddr: p.p_vaddr(LE),
+            p_filesz: p.p_filesz(LE),
+            p_memsz: p.p_memsz(LE),
+            p_align: p.p_align(LE),
+        }
+    }
 }
 
 struct Layout {
@@ -468,10 +492,11 @@ fn layout(bytes: &[u8], phdrs: &[ProgramHeader]) -> Result<Layout, CodeObjectErr
     let mut loads: Vec<(usize, LoadSegment, &[u8])> = Vec::new();
     let mut end = 0u64;
     let mut load_align = PAGE_SIZE;
-    for (index, p) in phdrs.iter().enumerate() {
-        if p.p_type != PT_LOAD {
+    for (index, ph) in phdrs.iter().enumerate() {
+        if ph.p_type(LE) != PT_LOAD {
             continue;
         }
+        let p = Segment::of(ph);
         if p.p_filesz > p.p_memsz {
             return Err(CodeObjectError::SegmentFileSizeExceedsMemorySize { index });
         }
@@ -504,7 +529,7 @@ fn layout(bytes: &[u8], phdrs: &[ProgramHeader]) -> Result<Layout, CodeObjectErr
             mem_size: p.p_memsz,
             file_size: p.p_filesz,
             align: p.p_align,
-            flags: p.p_flags,
+            flags: ph.p_flags(LE).0,
         };
         loads.push((index, seg, data));
     }
@@ -536,37 +561,44 @@ fn layout(bytes: &[u8], phdrs: &[ProgramHeader]) -> Result<Layout, CodeObjectErr
     })
 }
 
-fn section_headers(bytes: &[u8], h: &FileHeader) -> Result<Vec<Section>, CodeObjectError> {
-    if h.e_shoff == 0 {
+fn section_headers<'a>(
+    bytes: &'a [u8],
+    h: &FileHeader,
+) -> Result<Vec<Section<'a>>, CodeObjectError> {
+    let shoff = h.e_shoff(LE);
+    if shoff == 0 {
         return Ok(Vec::new());
     }
-    if usize::from(h.e_shentsize) != SHDR_SIZE {
+    if usize::from(h.e_shentsize(LE)) != SHDR_SIZE {
         return Err(CodeObjectError::BadEntrySize {
             what: "section header",
-            size: u64::from(h.e_shentsize),
+            size: u64::from(h.e_shentsize(LE)),
         });
     }
-    let mut count = u64::from(h.e_shnum);
-    if count == 0 {
-        // Extended numbering: the count is section 0's sh_size.
-        let first = table(bytes, h.e_shoff, 1, SHDR_SIZE, "section header table")?;
-        if let Ok(b) = first.try_into() {
-            count = SectionHeader::read(b).sh_size;
-        }
-    }
+    let truncated = CodeObjectError::Truncated {
+        what: "section header table",
+        offset: shoff,
+    };
+    // Extended numbering: the count is section 0's sh_size. Bounded here,
+    // before `object` reads the table.
+    let count = match h.e_shnum(LE) {
+        0 => h
+            .section_0(LE, bytes)
+            .map_err(|_| truncated.clone())?
+            .map_or(0, |s0| s0.sh_size(LE)),
+        n => u64::from(n),
+    };
     if count > MAX_SECTIONS {
         return Err(CodeObjectError::TooManySections { count });
     }
-    let raw = table(bytes, h.e_shoff, count, SHDR_SIZE, "section header table")?;
-    let mut sections = Vec::with_capacity(raw.len() / SHDR_SIZE);
-    for (index, c) in raw.chunks_exact(SHDR_SIZE).enumerate() {
-        let Ok(b) = c.try_into() else { continue };
-        let hdr = SectionHeader::read(b);
-        if hdr.has_file_bytes() && slice(bytes, hdr.sh_offset, hdr.sh_size).is_none() {
+    let headers = h.section_headers(LE, bytes).map_err(|_| truncated)?;
+    let mut sections = Vec::with_capacity(headers.len());
+    for (index, hdr) in headers.iter().enumerate() {
+        if has_file_bytes(hdr) && hdr.data(LE, bytes).is_err() {
             return Err(CodeObjectError::BadSectionHeader {
                 index,
-                offset: hdr.sh_offset,
-                size: hdr.sh_size,
+                offset: hdr.sh_offset(LE),
+                size: hdr.sh_size(LE),
             });
         }
         sections.push(Section { index, hdr });
@@ -574,40 +606,42 @@ fn section_headers(bytes: &[u8], h: &FileHeader) -> Result<Vec<Section>, CodeObj
     Ok(sections)
 }
 
-fn section_bytes<'a>(bytes: &'a [u8], s: &Section) -> &'a [u8] {
-    if !s.hdr.has_file_bytes() {
+fn section_bytes<'a>(bytes: &'a [u8], s: &Section<'_>) -> &'a [u8] {
+    if !has_file_bytes(s.hdr) {
         return &[];
     }
     // Checked in section_headers.
-    slice(bytes, s.hdr.sh_offset, s.hdr.sh_size).unwrap_or(&[])
+    s.hdr.data(LE, bytes).unwrap_or(&[])
 }
 
 fn symbol_table<'a>(
     bytes: &'a [u8],
-    sections: &[Section],
-    s: &Section,
+    sections: &[Section<'a>],
+    s: &Section<'a>,
 ) -> Result<SymbolTable<'a>, CodeObjectError> {
-    if s.hdr.sh_entsize != SYM_SIZE as u64 || s.hdr.sh_size % SYM_SIZE as u64 != 0 {
+    let (size, entsize) = (s.hdr.sh_size(LE), s.hdr.sh_entsize(LE));
+    if entsize != SYM_SIZE as u64 || size % SYM_SIZE as u64 != 0 {
         return Err(CodeObjectError::BadEntrySize {
             what: "symbol",
-            size: s.hdr.sh_entsize,
+            size: entsize,
         });
     }
-    let count = s.hdr.sh_size / SYM_SIZE as u64;
+    let count = size / SYM_SIZE as u64;
     if count > MAX_SYMBOLS {
         return Err(CodeObjectError::TooManySymbols { count });
     }
-    let strtab = usize::try_from(s.hdr.sh_link)
+    let link = s.hdr.sh_link(LE);
+    let strtab = usize::try_from(link)
         .ok()
         .and_then(|i| sections.get(i))
-        .filter(|t| t.hdr.sh_type == SHT_STRTAB)
+        .filter(|t| t.hdr.sh_type(LE) == SHT_STRTAB)
         .ok_or(CodeObjectError::BadSectionLink {
             index: s.index,
-            link: s.hdr.sh_link,
+            link,
         })?;
     Ok(SymbolTable {
-        entries: section_bytes(bytes, s),
-        count,
+        // Whole records (checked above) in bytes checked in section_headers.
+        entries: object::pod::slice_from_all_bytes(section_bytes(bytes, s)).unwrap_or(&[]),
         strtab: section_bytes(bytes, strtab),
         strtab_index: strtab.index,
     })
@@ -629,9 +663,9 @@ impl NameBudget {
     }
 }
 
-fn symbol_tables(sections: &[Section]) -> impl Iterator<Item = &Section> {
+fn symbol_tables<'s, 'a>(sections: &'s [Section<'a>]) -> impl Iterator<Item = &'s Section<'a>> {
     // .dynsym first: it is what a dynamic loader resolves against.
-    let of = move |t| sections.iter().filter(move |s| s.hdr.sh_type == t);
+    let of = move |t| sections.iter().filter(move |s| s.hdr.sh_type(LE) == t);
     of(SHT_DYNSYM).chain(of(SHT_SYMTAB))
 }
 
@@ -639,7 +673,7 @@ type SymbolList = (Vec<Symbol>, HashMap<String, usize>);
 
 fn symbols(
     bytes: &[u8],
-    sections: &[Section],
+    sections: &[Section<'_>],
     load_size: u64,
     names: &mut NameBudget,
 ) -> Result<SymbolList, CodeObjectError> {
@@ -647,37 +681,37 @@ fn symbols(
     let mut by_name: HashMap<String, usize> = HashMap::new();
     for s in symbol_tables(sections) {
         let table = symbol_table(bytes, sections, s)?;
-        for i in 1..table.count {
+        for i in 1..table.count() {
             let Some(sym) = table.get(i) else { break };
-            let t = sym.sym_type();
-            if sym.st_shndx == SHN_UNDEF
-                || sym.st_shndx >= SHN_LORESERVE
-                || matches!(t, STT_SECTION | STT_FILE | STT_TLS)
+            let t = sym.st_type();
+            let shndx = sym.st_shndx(LE);
+            if shndx == SHN_UNDEF
+                || shndx.is_reserved()
+                || t == STT_SECTION
+                || t == STT_FILE
+                || t == STT_TLS
             {
                 continue;
             }
-            let name = table.name(sym.st_name, names)?;
+            let name = table.name(sym.st_name(LE), names)?;
             if name.is_empty() || by_name.contains_key(name) {
                 continue;
             }
-            let Some(section) = sections.get(usize::from(sym.st_shndx)) else {
+            let Some(section) = sections.get(usize::from(shndx.0)) else {
                 return Err(CodeObjectError::BadSymbolSection {
                     name: name.to_owned(),
-                    shndx: sym.st_shndx,
+                    shndx: shndx.0,
                 });
             };
-            if section.hdr.sh_flags & SHF_ALLOC == 0 {
+            if !section.hdr.sh_flags(LE).contains(SHF_ALLOC) {
                 continue;
             }
-            if sym
-                .st_value
-                .checked_add(sym.st_size)
-                .is_none_or(|e| e > load_size)
-            {
+            let (st_value, st_size) = (sym.st_value(LE), sym.st_size(LE));
+            if st_value.checked_add(st_size).is_none_or(|e| e > load_size) {
                 return Err(CodeObjectError::SymbolOutOfImage {
                     name: name.to_owned(),
-                    value: sym.st_value,
-                    size: sym.st_size,
+                    value: st_value,
+                    size: st_size,
                 });
             }
             let kind = match t {
@@ -691,9 +725,9 @@ fn symbols(
             list.push(Symbol {
                 name,
                 kind,
-                value: sym.st_value,
-                size: sym.st_size,
-                global: sym.binding() != STB_LOCAL,
+                value: st_value,
+                size: st_size,
+                global: sym.st_bind() != STB_LOCAL,
             });
         }
     }
@@ -702,9 +736,29 @@ fn symbols(
 
 type RelocationList = (Vec<Relocation>, Vec<RelocSymbol>);
 
+/// The fields of a RELA entry, read once; the type is ours (AMDGPU's), not
+/// `object`'s.
+struct RelaFields {
+    r_offset: u64,
+    r_sym: u64,
+    r_type: RelocationType,
+    r_addend: i64,
+}
+
+impl RelaFields {
+    fn of(r: &Rela) -> RelaFields {
+        RelaFields {
+            r_offset: r.r_offset(LE),
+            r_sym: u64::from(r.r_sym(LE, false)),
+            r_type: RelocationType(r.r_type(LE, false).0),
+            r_addend: r.r_addend(LE),
+        }
+    }
+}
+
 fn relocations(
     bytes: &[u8],
-    sections: &[Section],
+    sections: &[Section<'_>],
     load_size: u64,
     names: &mut NameBudget,
 ) -> Result<RelocationList, CodeObjectError> {
@@ -715,36 +769,40 @@ fn relocations(
     for s in sections {
         // Dynamic relocations are the allocated ones; non-allocated RELA
         // sections (--emit-relocs) describe the link, not the load.
-        if s.hdr.sh_flags & SHF_ALLOC == 0 {
+        if !s.hdr.sh_flags(LE).contains(SHF_ALLOC) {
             continue;
         }
-        match s.hdr.sh_type {
-            SHT_RELA => {}
-            SHT_REL => {
-                return Err(CodeObjectError::UnsupportedRelocationSection {
-                    index: s.index,
-                    sh_type: s.hdr.sh_type,
-                });
-            }
-            _ => continue,
-        }
-        if s.hdr.sh_entsize != RELA_SIZE as u64 || s.hdr.sh_size % RELA_SIZE as u64 != 0 {
-            return Err(CodeObjectError::BadEntrySize {
-                what: "relocation",
-                size: s.hdr.sh_entsize,
+        let sh_type = s.hdr.sh_type(LE);
+        if sh_type == SHT_REL {
+            return Err(CodeObjectError::UnsupportedRelocationSection {
+                index: s.index,
+                sh_type: sh_type.0,
             });
         }
-        total = total.saturating_add(s.hdr.sh_size / RELA_SIZE as u64);
+        if sh_type != SHT_RELA {
+            continue;
+        }
+        let (size, entsize) = (s.hdr.sh_size(LE), s.hdr.sh_entsize(LE));
+        if entsize != RELA_SIZE as u64 || size % RELA_SIZE as u64 != 0 {
+            return Err(CodeObjectError::BadEntrySize {
+                what: "relocation",
+                size: entsize,
+            });
+        }
+        total = total.saturating_add(size / RELA_SIZE as u64);
         if total > MAX_RELOCATIONS {
             return Err(CodeObjectError::TooManyRelocations { count: total });
         }
-        let table = match s.hdr.sh_link {
+        let table = match s.hdr.sh_link(LE) {
             0 => None,
             link => {
                 let t = usize::try_from(link)
                     .ok()
                     .and_then(|i| sections.get(i))
-                    .filter(|t| matches!(t.hdr.sh_type, SHT_DYNSYM | SHT_SYMTAB))
+                    .filter(|t| {
+                        let ty = t.hdr.sh_type(LE);
+                        ty == SHT_DYNSYM || ty == SHT_SYMTAB
+                    })
                     .ok_or(CodeObjectError::BadSectionLink {
                         index: s.index,
                         link,
@@ -752,9 +810,11 @@ fn relocations(
                 Some((t.index, symbol_table(bytes, sections, t)?))
             }
         };
-        for c in section_bytes(bytes, s).chunks_exact(RELA_SIZE) {
-            let Ok(b) = c.try_into() else { continue };
-            let r = Rela::read(b);
+        // Whole records (checked above) in bytes checked in section_headers.
+        let entries: &[Rela] =
+            object::pod::slice_from_all_bytes(section_bytes(bytes, s)).unwrap_or(&[]);
+        for rela in entries {
+            let r = RelaFields::of(rela);
             if r.r_type == RelocationType::NONE {
                 continue;
             }
@@ -785,19 +845,19 @@ fn relocations(
                     Some(&id) => Some(id),
                     None => {
                         let sym = table.get(r.r_sym).ok_or(bad)?;
-                        let name = table.name(sym.st_name, names)?;
-                        let target = match sym.st_shndx {
+                        let name = table.name(sym.st_name(LE), names)?;
+                        let target = match sym.st_shndx(LE) {
                             SHN_UNDEF => Target::Undefined {
-                                weak: sym.binding() == STB_WEAK,
+                                weak: sym.st_bind() == STB_WEAK,
                             },
-                            SHN_ABS => Target::Absolute(sym.st_value),
-                            n if n < SHN_LORESERVE && usize::from(n) < sections.len() => {
-                                Target::Image(sym.st_value)
+                            SHN_ABS => Target::Absolute(sym.st_value(LE)),
+                            n if !n.is_reserved() && usize::from(n.0) < sections.len() => {
+                                Target::Image(sym.st_value(LE))
                             }
                             n => {
                                 return Err(CodeObjectError::BadSymbolSection {
                                     name: name.to_owned(),
-                                    shndx: n,
+                                    shndx: n.0,
                                 });
                             }
                         };
@@ -825,17 +885,23 @@ fn relocations(
 /// Notes come from SHT_NOTE sections, or from PT_NOTE segments when the file
 /// has no note sections. Every NT_AMDGPU_METADATA note is decoded and merged:
 /// see [`merge_note`].
-fn read_metadata(bytes: &[u8], sections: &[Section], phdrs: &[ProgramHeader]) -> MetadataNotes {
+fn read_metadata(bytes: &[u8], sections: &[Section<'_>], phdrs: &[ProgramHeader]) -> MetadataNotes {
     let mut regions: Vec<(u64, u64, u64)> = sections
         .iter()
-        .filter(|s| s.hdr.sh_type == SHT_NOTE)
-        .map(|s| (s.hdr.sh_offset, s.hdr.sh_size, s.hdr.sh_addralign))
+        .filter(|s| s.hdr.sh_type(LE) == SHT_NOTE)
+        .map(|s| {
+            (
+                s.hdr.sh_offset(LE),
+                s.hdr.sh_size(LE),
+                s.hdr.sh_addralign(LE),
+            )
+        })
         .collect();
     if regions.is_empty() {
         regions = phdrs
             .iter()
-            .filter(|p| p.p_type == PT_NOTE)
-            .map(|p| (p.p_offset, p.p_filesz, p.p_align))
+            .filter(|p| p.p_type(LE) == PT_NOTE)
+            .map(|p| (p.p_offset(LE), p.p_filesz(LE), p.p_align(LE)))
             .collect();
     }
     let mut out = MetadataNotes::default();
@@ -995,13 +1061,10 @@ impl<'a> Notes<'a> {
             let bad = CodeObjectError::BadNote { offset: at };
             // Whatever happens below, a malformed record ends the walk.
             self.pos = region.len();
-            let hdr = region
-                .get(pos..)
-                .and_then(|r| r.first_chunk::<12>())
-                .ok_or(bad.clone())?;
-            let mut f = Fields::new(hdr);
-            let (namesz, descsz, n_type) = (f.u32() as usize, f.u32() as usize, f.u32());
-            let name_at = pos + 12;
+            let hdr: &NoteHeader = region.read_at(pos as u64).map_err(|()| bad.clone())?;
+            let (namesz, descsz) = (hdr.n_namesz(LE) as usize, hdr.n_descsz(LE) as usize);
+            let n_type = hdr.n_type(LE).0;
+            let name_at = pos + NHDR_SIZE;
             let name_end = name_at.checked_add(namesz).ok_or(bad.clone())?;
             let desc_at = name_end
                 .checked_next_multiple_of(align)
@@ -1336,7 +1399,7 @@ mod tests {
         let shdr = |f: &mut Vec<u8>, t: u32, off: u64, size: u64, link: u32, ent: u64| {
             f.extend_from_slice(&0u32.to_le_bytes());
             f.extend_from_slice(&t.to_le_bytes());
-            for v in [SHF_ALLOC, off, off, size] {
+            for v in [SHF_ALLOC.0, off, off, size] {
                 f.extend_from_slice(&v.to_le_bytes());
             }
             f.extend_from_slice(&link.to_le_bytes());
@@ -1345,8 +1408,8 @@ mod tests {
                 f.extend_from_slice(&v.to_le_bytes());
             }
         };
-        shdr(&mut f, SHT_DYNSYM, dynsym_at, syms.len() as u64, 2, 24);
-        shdr(&mut f, SHT_STRTAB, strtab_at, strtab.len() as u64, 0, 0);
+        shdr(&mut f, SHT_DYNSYM.0, dynsym_at, syms.len() as u64, 2, 24);
+        shdr(&mut f, SHT_STRTAB.0, strtab_at, strtab.len() as u64, 0, 0);
         shdr(&mut f, 1, 0, file_len, 0, 0);
         f
     }
@@ -1445,10 +1508,11 @@ mod tests {
 
     fn notes_of(region: &[u8]) -> MetadataNotes {
         let mut ph = [0u8; PHDR_SIZE];
-        ph[..4].copy_from_slice(&PT_NOTE.to_le_bytes());
+        ph[..4].copy_from_slice(&PT_NOTE.0.to_le_bytes());
         ph[32..40].copy_from_slice(&(region.len() as u64).to_le_bytes());
         ph[48..56].copy_from_slice(&4u64.to_le_bytes());
-        read_metadata(region, &[], &[ProgramHeader::read(&ph)])
+        let ph: &ProgramHeader = ph.as_slice().read_at(0).unwrap();
+        read_metadata(region, &[], std::slice::from_ref(ph))
     }
 
     fn symbols_of(m: &MetadataNotes) -> Vec<(&str, Option<u64>)> {

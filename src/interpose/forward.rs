@@ -1,19 +1,21 @@
 //! Forwarding to a real ROCr below the shim (`intercept` and `observe` modes).
 //!
 //! **Resolution.** At the first `hsa_init` in a forwarding mode the real
-//! runtime's functions are resolved once, eagerly: from the
-//! `libhsa-runtime64.so.1` already loaded (when that is not the shim itself),
-//! else from the next definition after the shim (`RTLD_NEXT`). Each entry
-//! point's address is kept in its `table::real` slot; a function the real
-//! runtime lacks stays 0 and its calls fail closed with an error naming it.
+//! runtime's functions are resolved once, eagerly, in the library that
+//! [`crate::real::find`] finds. Each entry point's address is kept in its
+//! `table::real` slot; a function the real runtime lacks stays 0 and its
+//! calls fail closed with an error naming it. The runtime reaches this module
+//! only through the [`crate::real::Below`] interface ([`FORWARD`]), which the
+//! library constructor registers.
 //!
 //! **Routing.** Every export's trampoline reads its `table::slot`: non-zero
 //! means "tail-jump to the real function". [`install`] fills the slots of the
-//! entries the mode passes straight through, and leaves 0 in those the shim
-//! must see ([`answered_by_shim`]): the lifecycle, the queues (intercept), the
-//! doorbell stores, executable freezing (to learn kernel names) and the
-//! callback iterators (to count re-entry). Those shim functions forward
-//! whatever is not the shim's own through [`call_real!`].
+//! entries whose row in the entry-point table (`super::entry_points!`) answers
+//! `Real` in the mode, and leaves 0 in those the shim must see (`Shim`): the
+//! lifecycle, the queues (intercept), the doorbell stores, executable freezing
+//! (to learn kernel names) and the callback iterators (to count re-entry).
+//! Those shim functions forward whatever is not the shim's own through
+//! [`call_real!`], which calls through the entry's generated signature.
 //!
 //! **Re-entry.** A call into the real runtime made through [`call_real!`]
 //! raises a per-thread depth; a shim-answered export entered while the depth
@@ -27,23 +29,18 @@
 //! The tests load a second copy of SoftGPU as the "real" runtime and check
 //! that every forwarded call arrived there.
 
+#![allow(unsafe_code)]
+
 use std::cell::Cell;
-use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::ffi::{CStr, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::abi::{AgentInfo, SymbolInfo};
+use super::Answer;
+
+use crate::abi::{AgentInfo, HsaAgent, HsaSignal, SymbolInfo};
 use crate::config::Mode;
-
-/// One entry point's state (generated in [`super::table`]).
-pub struct Entry {
-    pub name: &'static str,
-    pub slot: &'static AtomicUsize,
-    pub real: &'static AtomicUsize,
-    pub received: &'static AtomicU64,
-    pub forwarded: &'static AtomicU64,
-    /// Fail-closed stand-in used when the real runtime lacks the function.
-    pub missing: extern "C" fn() -> u32,
-}
+use crate::lifecycle;
+pub use crate::real::{RealAgent, RealKernel, Resolved};
 
 /// Set at load when `SOFTGPU_CALL_COUNTS` is set: the trampolines count calls.
 /// Read by the trampolines as one byte.
@@ -51,11 +48,6 @@ pub static COUNTING: AtomicBool = AtomicBool::new(false);
 
 /// The environment variable naming the call-count report file.
 pub const CALL_COUNTS_VAR: &CStr = c"SOFTGPU_CALL_COUNTS";
-
-const ACTIVE_VIRTUAL: u8 = 0;
-const ACTIVE_INTERCEPT: u8 = 1;
-const ACTIVE_OBSERVE: u8 = 2;
-static ACTIVE: AtomicU8 = AtomicU8::new(ACTIVE_VIRTUAL);
 
 /// Calls into the shim made while the same thread was inside a call into the
 /// real runtime.
@@ -65,30 +57,26 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// The mode now in force (never `Auto`).
+/// The mode now in force (never `Auto`): the lifecycle word's.
 #[inline]
 pub fn active() -> Mode {
-    match ACTIVE.load(Ordering::Acquire) {
-        ACTIVE_INTERCEPT => Mode::Intercept,
-        ACTIVE_OBSERVE => Mode::Observe,
-        _ => Mode::Virtual,
-    }
+    lifecycle::mode()
 }
 
 /// Whether a real runtime is below the shim (intercept or observe).
 #[inline]
 pub fn forwarding() -> bool {
-    ACTIVE.load(Ordering::Relaxed) != ACTIVE_VIRTUAL
+    lifecycle::forwarding()
 }
 
 #[inline]
 pub fn intercepting() -> bool {
-    ACTIVE.load(Ordering::Relaxed) == ACTIVE_INTERCEPT
+    lifecycle::intercepting()
 }
 
 #[inline]
 pub fn observing() -> bool {
-    ACTIVE.load(Ordering::Relaxed) == ACTIVE_OBSERVE
+    lifecycle::observing()
 }
 
 /// Called at the top of shim-answered exports in a forwarding mode: counts a
@@ -141,10 +129,11 @@ pub fn missing(name: &'static str) {
     );
 }
 
-/// Call the real runtime's `$name` with the given C signature. Evaluates to
+/// Call the real runtime's `$name` with the program's arguments, through the
+/// entry's generated C signature (`signatures::$name`). Evaluates to
 /// `Some(result)`, or `None` (after logging) when the real runtime lacks it.
 macro_rules! call_real {
-    ($name:ident : fn($($t:ty),*) -> $r:ty; $($a:expr),* $(,)?) => {{
+    ($name:ident($($a:expr),* $(,)?)) => {{
         let p = $crate::interpose::table::real::$name.load(::std::sync::atomic::Ordering::Acquire);
         if p == 0 {
             $crate::interpose::forward::missing(stringify!($name));
@@ -154,12 +143,13 @@ macro_rules! call_real {
                 &$crate::interpose::table::forwarded::$name,
             );
             // SAFETY: `p` was resolved by dlsym for this exact name from the
-            // real HSA runtime, whose C signature for it is the one spelled
-            // here (from the pinned hsa.h / hsa_ext_amd.h), so the transmute
-            // yields the right function type. The arguments are the caller's
-            // own, passed through unchanged, under that function's contract.
+            // real HSA runtime, and `signatures::$name` is that function's C
+            // signature, generated from the pinned headers, so the transmute
+            // yields the right function type. The arguments have the types of
+            // that signature (the compiler checks them) and are the caller's
+            // own, passed under that function's contract.
             Some(unsafe {
-                let f: unsafe extern "C" fn($($t),*) -> $r = ::std::mem::transmute(p);
+                let f: $crate::interpose::signatures::$name = ::std::mem::transmute(p);
                 f($($a),*)
             })
         }
@@ -167,146 +157,21 @@ macro_rules! call_real {
 }
 pub(crate) use call_real;
 
-/// Entries the shim answers itself in a forwarding mode (their slot stays 0).
-pub fn answered_by_shim(mode: Mode, name: &str) -> bool {
-    const ALWAYS: &[&str] = &[
-        "hsa_init",
-        "hsa_shut_down",
-        "hsa_executable_freeze",
-        "hsa_iterate_agents",
-        "hsa_amd_agent_iterate_memory_pools",
-        "hsa_queue_create",
-        "hsa_queue_destroy",
-    ];
-    if ALWAYS.contains(&name) {
-        return true;
-    }
-    let signal_write = [
-        "hsa_signal_store_",
-        "hsa_signal_exchange_",
-        "hsa_signal_cas_",
-        "hsa_signal_add_",
-        "hsa_signal_subtract_",
-        "hsa_signal_and_",
-        "hsa_signal_or_",
-        "hsa_signal_xor_",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p));
-    match mode {
-        Mode::Intercept => {
-            signal_write
-                || name.starts_with("hsa_signal_load_")
-                || name.starts_with("hsa_signal_silent_store_")
-                || name.starts_with("hsa_signal_wait_")
-                || name == "hsa_signal_destroy"
-                || name == "hsa_amd_signal_value_pointer"
-                || (name.starts_with("hsa_queue_") && name != "hsa_queue_create")
-                || name.starts_with("hsa_amd_queue_")
-                || name == "hsa_amd_profiling_set_profiler_enabled"
-        }
-        Mode::Observe => signal_write,
-        Mode::Auto | Mode::Virtual => true,
-    }
-}
-
-const RTLD_NEXT: *mut c_void = -1isize as *mut c_void;
-const RTLD_DEFAULT: *mut c_void = std::ptr::null_mut();
-const RTLD_NOLOAD: i32 = 4;
-
-/// Base address of the object that contains `addr`, or 0.
-fn object_base(addr: *const c_void) -> usize {
-    if addr.is_null() {
-        return 0;
-    }
-    // SAFETY: dladdr only reads the loader's tables for `addr` and writes the
-    // Dl_info we own; a zeroed Dl_info is a valid value for it to overwrite.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr, &mut info) == 0 {
-            return 0;
-        }
-        info.dli_fbase as usize
-    }
-}
-
-fn own_base() -> usize {
-    object_base(own_base as *const c_void)
-}
-
-fn lookup(handle: *mut c_void, name: &str) -> usize {
-    let Ok(c) = CString::new(name) else { return 0 };
-    // SAFETY: `handle` is RTLD_DEFAULT, RTLD_NEXT or a handle returned by
-    // dlopen that we never close; names are NUL-terminated. dlvsym/dlsym only
-    // read the loader's tables.
-    unsafe {
-        let p = libc::dlvsym(handle, c.as_ptr(), c"ROCR_1".as_ptr());
-        if !p.is_null() {
-            return p as usize;
-        }
-        libc::dlsym(handle, c.as_ptr()) as usize
-    }
-}
-
-/// Whether this copy of SoftGPU is *below* another definition of `hsa_init`
-/// (a second copy loaded as the "real" runtime, as the tests do). Such a copy
-/// acts as a plain virtual runtime: no capture, no exit summary.
-pub fn shadowed() -> bool {
-    let first = lookup(RTLD_DEFAULT, "hsa_init");
-    first != 0 && object_base(first as *const c_void) != own_base()
-}
-
-/// Where the real runtime was found.
-#[derive(Debug)]
-pub struct Resolved {
-    pub source: String,
-    pub found: usize,
-    pub missing: Vec<&'static str>,
+/// Under `cfg(softgpu_bless)` only (a row whose signature is not generated
+/// yet): the stand-in every entry then shares. Never installed in a real build.
+#[cfg(softgpu_bless)]
+pub extern "C" fn untyped_missing() -> u32 {
+    missing("(an entry without a generated signature)");
+    crate::abi::HsaStatus::ERROR.0
 }
 
 /// Resolve every entry point in the real runtime, once. Fills `table::real`.
 pub fn resolve() -> Result<Resolved, String> {
-    let own = own_base();
-    // SAFETY: RTLD_NOLOAD only returns a handle to an object already loaded;
-    // it never runs constructors. The handle is never closed.
-    let loaded = unsafe {
-        libc::dlopen(
-            c"libhsa-runtime64.so.1".as_ptr(),
-            libc::RTLD_NOW | RTLD_NOLOAD,
-        )
-    };
-    let mut handle = std::ptr::null_mut();
-    let mut source = String::new();
-    if !loaded.is_null() {
-        let init = lookup(loaded, "hsa_init");
-        if init != 0 && object_base(init as *const c_void) != own {
-            handle = loaded;
-            source = object_name(init).unwrap_or_else(|| "libhsa-runtime64.so.1".into());
-        }
-    }
-    if handle.is_null() {
-        let init = lookup(RTLD_NEXT, "hsa_init");
-        if init != 0 && object_base(init as *const c_void) != own {
-            handle = RTLD_NEXT;
-            source = object_name(init).unwrap_or_else(|| "the next hsa_init after the shim".into());
-        }
-    }
-    if handle.is_null() {
-        return Err(
-            "no real HSA runtime: libhsa-runtime64.so.1 is not loaded (or is SoftGPU itself) and no hsa_init follows the shim"
-                .into(),
-        );
-    }
+    let lib = crate::real::find()?;
     let mut found = 0;
     let mut missing = Vec::new();
     for e in super::table::ENTRIES {
-        let p = lookup(handle, e.name);
-        if p != 0 && object_base(p as *const c_void) == own {
-            // Never forward to ourselves.
-            e.real.store(0, Ordering::Release);
-            missing.push(e.name);
-            continue;
-        }
+        let p = lib.symbol(e.name);
         e.real.store(p, Ordering::Release);
         if p == 0 {
             missing.push(e.name);
@@ -315,61 +180,38 @@ pub fn resolve() -> Result<Resolved, String> {
         }
     }
     Ok(Resolved {
-        source,
+        source: lib.source,
         found,
         missing,
     })
 }
 
-fn object_name(addr: usize) -> Option<String> {
-    // SAFETY: as in object_base; dli_fname, when non-null, is a NUL-terminated
-    // string owned by the loader for as long as the object stays loaded.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
-            return None;
-        }
-        Some(
-            CStr::from_ptr(info.dli_fname)
-                .to_string_lossy()
-                .into_owned(),
-        )
-    }
-}
-
 /// Route the pass-through entries of `mode` to the real runtime. Entries the
-/// real runtime lacks get the generated fail-closed stub, which names them.
+/// real runtime lacks get their generated stand-in, which names them.
 pub fn install(mode: Mode) {
     for e in super::table::ENTRIES {
         e.slot.store(
-            slot_target(mode, e.name, e.real.load(Ordering::Acquire), e.missing),
+            slot_target(e.answer(mode), e.real.load(Ordering::Acquire), e.missing),
             Ordering::Release,
         );
     }
-    let v = match mode {
-        Mode::Intercept => ACTIVE_INTERCEPT,
-        Mode::Observe => ACTIVE_OBSERVE,
-        Mode::Auto | Mode::Virtual => ACTIVE_VIRTUAL,
-    };
-    ACTIVE.store(v, Ordering::Release);
+    lifecycle::set_mode(mode);
 }
 
-/// Where an entry's trampoline goes in `mode`: 0 (the shim's own function),
-/// the real function at `real`, or, when the real runtime lacks it, the
-/// fail-closed stand-in `missing`.
-fn slot_target(mode: Mode, name: &str, real: usize, missing: extern "C" fn() -> u32) -> usize {
-    if answered_by_shim(mode, name) {
-        0
-    } else if real == 0 {
-        missing as usize
-    } else {
-        real
+/// Where an entry's trampoline goes for `answer`: 0 (the shim's own
+/// function), the real function at `real`, or, when the real runtime lacks
+/// it, the entry's typed stand-in (`missing`).
+fn slot_target(answer: Answer, real: usize, missing: fn() -> usize) -> usize {
+    match answer {
+        Answer::Shim | Answer::FailClosed => 0,
+        Answer::Real if real == 0 => missing(),
+        Answer::Real => real,
     }
 }
 
 /// Back to the virtual runtime: every slot 0.
 pub fn uninstall() {
-    ACTIVE.store(ACTIVE_VIRTUAL, Ordering::Release);
+    lifecycle::set_mode(Mode::Virtual);
     for e in super::table::ENTRIES {
         e.slot.store(0, Ordering::Release);
     }
@@ -429,117 +271,49 @@ pub fn write_counts(role: &str, mode: &str) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_function_the_real_runtime_lacks_fails_closed_and_is_never_the_shims_own() {
-        let e = super::super::table::ENTRIES
-            .iter()
-            .find(|e| e.name == "hsa_amd_vmem_map")
-            .unwrap();
-        // Missing below: the generated stand-in, which returns an error.
-        let t = slot_target(Mode::Intercept, e.name, 0, e.missing);
-        assert_eq!(t, e.missing as usize);
-        assert_eq!((e.missing)(), crate::abi::HsaStatus::ERROR.0);
-        // Present below: the real function.
-        assert_eq!(
-            slot_target(Mode::Intercept, e.name, 0x1234, e.missing),
-            0x1234
-        );
-        // A shim-answered entry never jumps anywhere, real or not.
-        let q = super::super::table::ENTRIES
-            .iter()
-            .find(|e| e.name == "hsa_queue_create")
-            .unwrap();
-        assert_eq!(slot_target(Mode::Intercept, q.name, 0x1234, q.missing), 0);
-        assert_eq!(slot_target(Mode::Observe, q.name, 0x1234, q.missing), 0);
-    }
-
-    #[test]
-    fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
-        for e in super::super::table::ENTRIES {
-            assert!(answered_by_shim(Mode::Virtual, e.name));
-        }
-        for name in [
-            "hsa_queue_create",
-            "hsa_queue_add_write_index_screlease",
-            "hsa_signal_store_screlease",
-            "hsa_signal_load_scacquire",
-            "hsa_executable_freeze",
-            "hsa_amd_queue_cu_set_mask",
-        ] {
-            assert!(answered_by_shim(Mode::Intercept, name), "{name}");
-        }
-        for name in [
-            "hsa_agent_get_info",
-            "hsa_amd_memory_pool_allocate",
-            "hsa_signal_create",
-            "hsa_soft_queue_create",
-        ] {
-            assert!(!answered_by_shim(Mode::Intercept, name), "{name}");
-        }
-        // Observe keeps the real queues: only doorbell-capable writes are seen.
-        assert!(answered_by_shim(
-            Mode::Observe,
-            "hsa_signal_store_screlease"
-        ));
-        assert!(!answered_by_shim(
-            Mode::Observe,
-            "hsa_signal_load_scacquire"
-        ));
-        assert!(!answered_by_shim(
-            Mode::Observe,
-            "hsa_queue_add_write_index_screlease"
-        ));
-    }
-}
-
 // ------------------------------------------------------------ typed real calls
 
-/// One agent of the real runtime.
-#[derive(Clone, Debug)]
-pub struct RealAgent {
-    pub handle: u64,
-    pub gpu: bool,
-    /// `HSA_AGENT_INFO_NAME` (`gfx90a`, or the CPU's name).
-    pub name: String,
-    /// `HSA_AMD_AGENT_INFO_PRODUCT_NAME` (empty if not answered).
-    pub product: String,
-    /// `HSA_AGENT_INFO_WORKGROUP_MAX_SIZE` (0 if not answered).
-    pub workgroup_max: u32,
-}
-
-const DEVICE_TYPE_GPU: u32 = 1;
-
-fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
+/// # Safety
+/// `agent` is an agent handle of the real runtime, and `T` has the size ROCr
+/// writes for `attr` (the real runtime writes that many bytes into it).
+unsafe fn agent_info<T: Copy>(agent: u64, attr: AgentInfo, init: T) -> Option<T> {
     let mut v = init;
-    let st = call_real!(hsa_agent_get_info: fn(u64, u32, *mut c_void) -> u32;
-        agent, attr.0, &mut v as *mut T as *mut c_void)?;
+    let st = call_real!(hsa_agent_get_info(
+        HsaAgent { handle: agent },
+        attr.0,
+        &mut v as *mut T as *mut c_void
+    ))?;
     (st == 0).then_some(v)
 }
 
 /// The real runtime's agents, in its iteration order.
 pub fn real_agents() -> Vec<RealAgent> {
-    extern "C" fn collect(agent: u64, data: *mut c_void) -> u32 {
+    unsafe extern "C" fn collect(agent: HsaAgent, data: *mut c_void) -> u32 {
         // SAFETY: `data` is the `&mut Vec<u64>` passed to hsa_iterate_agents
         // below, alive and exclusively ours for the duration of the call.
         let v = unsafe { &mut *(data as *mut Vec<u64>) };
-        v.push(agent);
+        v.push(agent.handle);
         0
     }
     let mut handles: Vec<u64> = Vec::new();
-    let st = call_real!(hsa_iterate_agents: fn(extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;
-        collect, &mut handles as *mut Vec<u64> as *mut c_void);
+    let st = call_real!(hsa_iterate_agents(
+        Some(collect),
+        &mut handles as *mut Vec<u64> as *mut c_void
+    ));
     if st != Some(0) {
         tracing::warn!("softgpu: the real runtime's hsa_iterate_agents failed: {st:?}");
     }
     handles
         .into_iter()
         .map(|h| {
+            // SAFETY: (each agent_info below) `h` came from the real
+            // runtime's own hsa_iterate_agents; NAME and AMD_PRODUCT_NAME
+            // are 64-byte strings in ROCr, DEVICE and WORKGROUP_MAX_SIZE
+            // 32-bit values.
+            let u32_info = |attr| unsafe { agent_info(h, attr, 0u32) };
             let text = |attr| {
-                agent_info(h, attr, [0u8; 64])
+                // SAFETY: as above.
+                unsafe { agent_info(h, attr, [0u8; 64]) }
                     .map(|b| {
                         let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                         String::from_utf8_lossy(&b[..n]).into_owned()
@@ -551,37 +325,34 @@ pub fn real_agents() -> Vec<RealAgent> {
             RealAgent {
                 handle: h,
                 product,
-                gpu: agent_info(h, AgentInfo::DEVICE, 0u32) == Some(DEVICE_TYPE_GPU),
+                gpu: u32_info(AgentInfo::DEVICE) == Some(crate::abi::device_type::GPU),
                 name,
-                workgroup_max: agent_info(h, AgentInfo::WORKGROUP_MAX_SIZE, 0u32).unwrap_or(0),
+                workgroup_max: u32_info(AgentInfo::WORKGROUP_MAX_SIZE).unwrap_or(0),
             }
         })
         .collect()
 }
 
-/// One kernel symbol of a real executable.
-#[derive(Clone, Debug)]
-pub struct RealKernel {
-    pub agent: u64,
-    pub name: String,
-    pub kernel_object: u64,
-    pub kernarg_size: u32,
-    pub group_segment_size: u32,
-    pub private_segment_size: u32,
-}
-
-const SYMBOL_KIND_KERNEL: u32 = 1;
-
-fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
+/// # Safety
+/// `sym` is a symbol handle of the real runtime, and `T` has the size ROCr
+/// writes for `attr`.
+unsafe fn symbol_info<T: Copy>(sym: u64, attr: SymbolInfo, init: T) -> Option<T> {
     let mut v = init;
-    let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
-        sym, attr.0, &mut v as *mut T as *mut c_void)?;
+    let st = call_real!(hsa_executable_symbol_get_info(
+        sym,
+        attr.0,
+        &mut v as *mut T as *mut c_void
+    ))?;
     (st == 0).then_some(v)
 }
 
 /// The kernel symbols of a frozen real executable.
-pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
-    extern "C" fn collect(_exec: u64, sym: u64, data: *mut c_void) -> u32 {
+///
+/// # Safety
+/// `exec` is an executable handle the real runtime handed out (the real
+/// runtime dereferences it).
+pub unsafe fn real_kernels(exec: u64) -> Vec<RealKernel> {
+    unsafe extern "C" fn collect(_exec: u64, sym: u64, data: *mut c_void) -> u32 {
         // SAFETY: `data` is the `&mut Vec<u64>` passed below, alive and
         // exclusively ours for the duration of the iteration.
         let v = unsafe { &mut *(data as *mut Vec<u64>) };
@@ -589,59 +360,244 @@ pub fn real_kernels(exec: u64) -> Vec<RealKernel> {
         0
     }
     let mut syms: Vec<u64> = Vec::new();
-    let _ = call_real!(hsa_executable_iterate_symbols:
-        fn(u64, extern "C" fn(u64, u64, *mut c_void) -> u32, *mut c_void) -> u32;
-        exec, collect, &mut syms as *mut Vec<u64> as *mut c_void);
+    let _ = call_real!(hsa_executable_iterate_symbols(
+        exec,
+        Some(collect),
+        &mut syms as *mut Vec<u64> as *mut c_void
+    ));
     let mut out = Vec::new();
     for s in syms {
-        if symbol_info(s, SymbolInfo::TYPE, u32::MAX) != Some(SYMBOL_KIND_KERNEL) {
+        // SAFETY: (each call below) `s` came from the real runtime's own
+        // iteration of `exec`; TYPE, NAME_LENGTH and the segment sizes are
+        // 32-bit values in ROCr, AGENT and KERNEL_OBJECT 64-bit.
+        let u32_info = |attr| unsafe { symbol_info(s, attr, 0u32) };
+        // SAFETY: as above.
+        let u64_info = |attr| unsafe { symbol_info(s, attr, 0u64) };
+        // SAFETY: as above.
+        if unsafe { symbol_info(s, SymbolInfo::TYPE, u32::MAX) }
+            != Some(crate::abi::symbol_kind::KERNEL)
+        {
             continue;
         }
-        let len = symbol_info(s, SymbolInfo::NAME_LENGTH, 0u32).unwrap_or(0) as usize;
+        let len = u32_info(SymbolInfo::NAME_LENGTH).unwrap_or(0) as usize;
         if len == 0 || len > 1 << 16 {
             continue;
         }
         let mut buf = vec![0u8; len + 1];
-        let st = call_real!(hsa_executable_symbol_get_info: fn(u64, u32, *mut c_void) -> u32;
-            s, SymbolInfo::NAME.0, buf.as_mut_ptr() as *mut c_void);
+        let st = call_real!(hsa_executable_symbol_get_info(
+            s,
+            SymbolInfo::NAME.0,
+            buf.as_mut_ptr() as *mut c_void
+        ));
         if st != Some(0) {
             continue;
         }
         buf.truncate(len);
         let name = String::from_utf8_lossy(&buf).into_owned();
         out.push(RealKernel {
-            agent: symbol_info(s, SymbolInfo::AGENT, 0u64).unwrap_or(0),
+            agent: u64_info(SymbolInfo::AGENT).unwrap_or(0),
             name,
-            kernel_object: symbol_info(s, SymbolInfo::KERNEL_OBJECT, 0u64).unwrap_or(0),
-            kernarg_size: symbol_info(s, SymbolInfo::KERNEL_KERNARG_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
-            group_segment_size: symbol_info(s, SymbolInfo::KERNEL_GROUP_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
-            private_segment_size: symbol_info(s, SymbolInfo::KERNEL_PRIVATE_SEGMENT_SIZE, 0u32)
-                .unwrap_or(0),
+            kernel_object: u64_info(SymbolInfo::KERNEL_OBJECT).unwrap_or(0),
+            kernarg_size: u32_info(SymbolInfo::KERNEL_KERNARG_SEGMENT_SIZE).unwrap_or(0),
+            group_segment_size: u32_info(SymbolInfo::KERNEL_GROUP_SEGMENT_SIZE).unwrap_or(0),
+            private_segment_size: u32_info(SymbolInfo::KERNEL_PRIVATE_SEGMENT_SIZE).unwrap_or(0),
         });
     }
     out
 }
 
-/// `hsa_signal_load_scacquire` on a real signal.
+/// `hsa_signal_load_scacquire` on a real signal. When the real runtime lacks
+/// the function: the error value, never 0 (which reads as completed).
+///
+/// # Safety
+/// `h` is a signal of the real runtime (the program's, under the HSA
+/// contract of the packet or call that named it): the real runtime
+/// dereferences it.
 #[inline]
-pub fn signal_load(h: u64) -> i64 {
-    call_real!(hsa_signal_load_scacquire: fn(u64) -> i64; h).unwrap_or(0)
+pub unsafe fn signal_load(h: u64) -> i64 {
+    call_real!(hsa_signal_load_scacquire(HsaSignal { handle: h }))
+        .unwrap_or(crate::runtime::signals::ERROR_VALUE)
 }
 
 /// Diagnostic completion of a real signal: an atomic decrement by one.
+///
+/// # Safety
+/// As for [`signal_load`]: `h` is a signal of the real runtime.
 #[inline]
-pub fn signal_complete(h: u64) {
-    let _ = call_real!(hsa_signal_subtract_screlease: fn(u64, i64) -> (); h, 1);
+pub unsafe fn signal_complete(h: u64) {
+    let _ = call_real!(hsa_signal_subtract_screlease(HsaSignal { handle: h }, 1));
+}
+
+/// The [`crate::real::Below`] the runtime calls, over this module.
+pub struct Forward;
+
+/// Registered by the library constructor.
+pub static FORWARD: Forward = Forward;
+
+impl crate::real::Below for Forward {
+    fn resolve(&self) -> Result<Resolved, String> {
+        resolve()
+    }
+    fn route(&self, mode: Mode) {
+        install(mode);
+    }
+    fn unroute(&self) {
+        uninstall();
+    }
+    fn init(&self) -> u32 {
+        real_init()
+    }
+    fn shut_down(&self) -> u32 {
+        real_shut_down()
+    }
+    fn agents(&self) -> Vec<RealAgent> {
+        real_agents()
+    }
+    unsafe fn signal_load(&self, signal: u64) -> i64 {
+        // SAFETY: the trait method's contract is this function's.
+        unsafe { signal_load(signal) }
+    }
+    unsafe fn signal_complete(&self, signal: u64) {
+        // SAFETY: the trait method's contract is this function's.
+        unsafe { signal_complete(signal) }
+    }
+    fn observed(&self) -> crate::real::ObservedCounts {
+        super::observe::total_counts()
+    }
+    fn write_counts(&self, role: &str, mode: &str) {
+        write_counts(role, mode)
+    }
 }
 
 /// `hsa_init` of the real runtime.
 pub fn real_init() -> u32 {
-    call_real!(hsa_init: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+    call_real!(hsa_init()).unwrap_or(crate::abi::HsaStatus::ERROR.0)
 }
 
 /// `hsa_shut_down` of the real runtime.
 pub fn real_shut_down() -> u32 {
-    call_real!(hsa_shut_down: fn() -> u32;).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+    call_real!(hsa_shut_down()).unwrap_or(crate::abi::HsaStatus::ERROR.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> &'static super::super::Entry {
+        super::super::table::ENTRIES
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_function_the_real_runtime_lacks_gets_its_typed_stand_in_and_never_the_shims_own() {
+        let e = entry("hsa_amd_vmem_map");
+        // Missing below: the generated stand-in, which returns an error.
+        let t = slot_target(e.answer(Mode::Intercept), 0, e.missing);
+        assert_eq!(t, (e.missing)());
+        assert_eq!(
+            t,
+            super::super::signatures::missing::hsa_amd_vmem_map as *const () as usize
+        );
+        // Present below: the real function.
+        assert_eq!(
+            slot_target(e.answer(Mode::Intercept), 0x1234, e.missing),
+            0x1234
+        );
+        // A shim-answered entry never jumps anywhere, real or not.
+        let q = entry("hsa_queue_create");
+        assert_eq!(slot_target(q.answer(Mode::Intercept), 0x1234, q.missing), 0);
+        assert_eq!(slot_target(q.answer(Mode::Observe), 0x1234, q.missing), 0);
+    }
+
+    #[test]
+    fn a_stand_in_returns_the_failure_value_of_its_entrys_return_type() {
+        use super::super::signatures::missing as m;
+        use crate::abi::{HsaSignal, HsaStatus, SignalCondition};
+        let s = HsaSignal { handle: 0x1234 };
+        // SAFETY: the stand-ins read none of their pointer arguments.
+        unsafe {
+            assert_eq!(
+                m::hsa_amd_vmem_map(std::ptr::null_mut(), 0, 0, 0, 0),
+                HsaStatus::ERROR.0
+            );
+            // A wait never reads as satisfied: LT 1 is what HIP waits for.
+            let v = m::hsa_signal_wait_scacquire(s, SignalCondition::LT.0, 1, u64::MAX, 0);
+            assert!(!crate::runtime::signals::satisfied(
+                SignalCondition::LT,
+                v,
+                1
+            ));
+            let v = m::hsa_signal_wait_scacquire(s, SignalCondition::EQ.0, 0, u64::MAX, 0);
+            assert_ne!(v, 0);
+            assert_ne!(m::hsa_signal_load_scacquire(s), 0);
+            // An index operation never hands out a slot.
+            assert_eq!(
+                m::hsa_queue_add_write_index_screlease(std::ptr::null_mut(), 1),
+                u64::MAX
+            );
+            assert_eq!(
+                m::hsa_queue_load_write_index_relaxed(std::ptr::null()),
+                u64::MAX
+            );
+            assert_ne!(
+                m::hsa_queue_cas_write_index_relaxed(std::ptr::null_mut(), 5, 6),
+                5
+            );
+            assert_ne!(m::hsa_signal_cas_screlease(s, 5, 6), 5);
+            assert_eq!(
+                m::hsa_amd_signal_wait_any(
+                    1,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    0,
+                    0,
+                    std::ptr::null_mut()
+                ),
+                u32::MAX
+            );
+        }
+    }
+
+    #[test]
+    fn virtual_mode_forwards_nothing_and_intercept_keeps_queues_and_doorbells() {
+        for e in super::super::table::ENTRIES {
+            assert_ne!(e.answer(Mode::Virtual), Answer::Real, "{}", e.name);
+            assert_ne!(e.answer(Mode::Intercept), Answer::FailClosed, "{}", e.name);
+            assert_ne!(e.answer(Mode::Observe), Answer::FailClosed, "{}", e.name);
+        }
+        for name in [
+            "hsa_queue_create",
+            "hsa_queue_add_write_index_screlease",
+            "hsa_signal_store_screlease",
+            "hsa_signal_load_scacquire",
+            "hsa_executable_freeze",
+            "hsa_amd_queue_cu_set_mask",
+        ] {
+            assert_eq!(entry(name).answer(Mode::Intercept), Answer::Shim, "{name}");
+        }
+        for name in [
+            "hsa_agent_get_info",
+            "hsa_amd_memory_pool_allocate",
+            "hsa_signal_create",
+            "hsa_soft_queue_create",
+        ] {
+            assert_eq!(entry(name).answer(Mode::Intercept), Answer::Real, "{name}");
+        }
+        // Observe keeps the real queues: only doorbell-capable writes are seen.
+        assert_eq!(
+            entry("hsa_signal_store_screlease").answer(Mode::Observe),
+            Answer::Shim
+        );
+        assert_eq!(
+            entry("hsa_signal_load_scacquire").answer(Mode::Observe),
+            Answer::Real
+        );
+        assert_eq!(
+            entry("hsa_queue_add_write_index_screlease").answer(Mode::Observe),
+            Answer::Real
+        );
+    }
 }

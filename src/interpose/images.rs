@@ -8,7 +8,7 @@
 //! of its table, an out-of-bounds region), SoftGPU returns
 //! `HSA_STATUS_ERROR_INVALID_ARGUMENT` instead. Out-parameters are written
 //! only on success.
-
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::c_void;

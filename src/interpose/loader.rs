@@ -5,9 +5,11 @@
 //! In the virtual runtime every device address is a host address, so
 //! `query_host_address` answers with the same address for memory the runtime
 //! owns (allocations and loaded code objects) and fails for anything else.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::ffi::c_void;
 
+use super::args::Out;
 use super::status;
 use crate::abi::HsaStatus;
 use crate::runtime::{self, memory};
@@ -27,6 +29,9 @@ pub fn table() -> [usize; 7] {
 }
 
 unsafe extern "C" fn query_host_address(device: *const c_void, host: *mut *const c_void) -> u32 {
+    // SAFETY: the loader extension's contract: `host` is null or room for one
+    // pointer, for the duration of the call.
+    let host = unsafe { Out::from_raw(host) };
     status("hsa_ven_amd_loader_query_host_address", || {
         runtime::get()?;
         if device.is_null() || host.is_null() {
@@ -38,13 +43,14 @@ unsafe extern "C" fn query_host_address(device: *const c_void, host: *mut *const
         if !known {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        // SAFETY: `host` was checked non-null and is the caller's out-parameter.
-        unsafe { host.write_unaligned(device) };
-        Ok(())
+        host.write(device)
     })
 }
 
 unsafe extern "C" fn query_executable(device: *const c_void, out: *mut u64) -> u32 {
+    // SAFETY: the loader extension's contract: `out` is null or room for one
+    // executable handle, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
     status("hsa_ven_amd_loader_query_executable", || {
         runtime::get()?;
         if out.is_null() {
@@ -52,9 +58,7 @@ unsafe extern "C" fn query_executable(device: *const c_void, out: *mut u64) -> u
         }
         let exec = runtime::executables::find_image(device as u64)
             .ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
-        // SAFETY: checked non-null out-parameter.
-        unsafe { out.write_unaligned(exec) };
-        Ok(())
+        out.write(exec)
     })
 }
 

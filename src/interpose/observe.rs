@@ -21,6 +21,7 @@
 //! Gap (documented in DESIGN.md): a program that rings a doorbell by writing
 //! the hardware doorbell register directly, not through `hsa_signal_store_*`,
 //! is not seen at that moment; its packets are captured at the next store.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering};
@@ -32,15 +33,7 @@ use crate::runtime;
 
 const MAX_OBSERVED: usize = 1024;
 
-/// Totals for the exit summary.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ObservedCounts {
-    /// Every packet that is not a barrier (as the CLI counts them).
-    pub dispatches: u64,
-    /// Packets the processor would have rejected (they were forwarded anyway).
-    pub rejected: u64,
-    pub barriers: u64,
-}
+pub use crate::real::ObservedCounts;
 
 struct Side {
     /// Next index to capture: everything below it is captured.
@@ -76,14 +69,21 @@ static RETIRED: Mutex<ObservedCounts> = Mutex::new(ObservedCounts {
 
 /// Register the real queue at `queue` (an `hsa_queue_t*` the real runtime
 /// just returned for the GPU agent with capture index `agent_index`).
-pub fn register(queue: *mut libc::c_void, agent_index: u32) {
+///
+/// # Safety
+/// `queue` is null, or the `hsa_queue_t*` a successful `hsa_queue_create` of
+/// the real runtime returned, not yet destroyed: its header is readable now,
+/// and its ring (`base_address`, `size` packets) stays readable until
+/// [`unregister`] is called for it, which `hsa_queue_destroy` does before the
+/// real runtime frees the queue.
+pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
     if queue.is_null() {
         return;
     }
     let q = queue as *const AmdQueue;
-    // SAFETY: `queue` is the non-null `hsa_queue_t*` the real runtime returned
-    // from a successful hsa_queue_create; an hsa_queue_t is valid to read for
-    // the life of the queue. We read the four plain fields once.
+    // SAFETY: by this function's contract `queue` is a live `hsa_queue_t*`
+    // from the real runtime, whose header (the first field of amd_queue_t)
+    // is readable. We read its four plain fields once.
     let (base, doorbell, size, id) = unsafe {
         let h = &(*q).hsa_queue;
         (
@@ -289,7 +289,7 @@ impl Observed {
                 side.counts.rejected += 1;
             }
             if let Some(p) = side.producer.as_mut() {
-                if !runtime::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+                if !crate::lifecycle::in_forked_child() {
                     p.push(&rec);
                 }
             }

@@ -7,10 +7,11 @@
 //!
 //! The processor still records, invalidates the slot and advances `read_index`
 //! inline; only the signal decrement moves here.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use super::{signals, sys};
 
@@ -21,12 +22,11 @@ struct Pending {
 
 static QUEUE: Mutex<VecDeque<Pending>> = Mutex::new(VecDeque::new());
 static BELL: AtomicU32 = AtomicU32::new(0);
-static STARTED: OnceLock<bool> = OnceLock::new();
 
 /// Defer the completion of `signal` by `delay_ns`. Falls back to completing
 /// inline if the thread cannot be started.
 pub fn defer(signal: u64, delay_ns: u64) {
-    let ok = *STARTED.get_or_init(|| {
+    let ok = crate::lifecycle::helper_thread(crate::lifecycle::Helper::Completion, || {
         std::thread::Builder::new()
             .name("softgpu-complete".into())
             .spawn(run)
@@ -55,8 +55,13 @@ pub fn defer(signal: u64, delay_ns: u64) {
 fn complete(signal: u64) {
     match signals::lookup(signal) {
         Some(s) => signals::complete(s, sys::now_ns()),
-        None if crate::interpose::forward::intercepting() => {
-            crate::interpose::forward::signal_complete(signal)
+        None if crate::lifecycle::intercepting() => {
+            if let Some(b) = crate::real::below() {
+                // SAFETY: not one of ours, and in intercept mode every other
+                // completion signal is the real runtime's (the program's HSA
+                // contract for the packet or copy that named it).
+                unsafe { b.signal_complete(signal) }
+            }
         }
         None => {}
     }

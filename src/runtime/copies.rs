@@ -7,6 +7,7 @@
 //! profiling times, and decrements the completion signal by one. Engines are
 //! keyed by (destination agent, source agent) — or by the engine id HIP 6.4
 //! passes — and start when first used.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -62,7 +63,12 @@ struct Engine {
 static ENGINES: OnceLock<Mutex<HashMap<u64, Arc<Engine>>>> = OnceLock::new();
 
 /// Queue a copy on engine `key`. Returns false if the engine thread could not start.
-pub fn submit(key: u64, rect: Rect, deps: Vec<u64>, completion: u64) -> bool {
+///
+/// # Safety
+/// Every row of `rect` must satisfy [`copy_now`]'s contract from now until
+/// the copy has run (the completion signal is decremented): the engine
+/// thread performs it later, after the dependencies reach 0.
+pub unsafe fn submit(key: u64, rect: Rect, deps: Vec<u64>, completion: u64) -> bool {
     let engines = ENGINES.get_or_init(|| Mutex::new(HashMap::new()));
     let engine = {
         let mut map = engines.lock().unwrap_or_else(|e| e.into_inner());
@@ -119,7 +125,9 @@ fn run(engine: Arc<Engine>) {
             }
         }
         let start = sys::now_ns();
-        copy_now(&job.rect);
+        // SAFETY: `submit`'s caller guaranteed the rectangle stays valid
+        // until this copy has run.
+        unsafe { copy_now(&job.rect) };
         let end = sys::now_ns();
         if let Some(s) = signals::lookup(job.completion) {
             s.start_ts.store(start, Ordering::Relaxed);
@@ -132,7 +140,17 @@ fn run(engine: Arc<Engine>) {
 
 /// Copy a rectangle now, on the calling thread. Agent addresses of locked
 /// memory are translated back to host addresses first.
-pub fn copy_now(r: &Rect) {
+///
+/// # Safety
+/// For every slice `z < slices` and row `y < rows`, the `width` bytes at
+/// `src + z*src_slice + y*src_pitch` must be readable and those at
+/// `dst + z*dst_slice + y*dst_pitch` writable, once each row's start is
+/// translated by [`memory::to_host`] (host memory, or an agent address of
+/// locked memory whose whole row lies in the locked range), with nothing
+/// else accessing the destination meanwhile. This is the contract of the HSA
+/// copy functions, which is why their exports may call this with the
+/// program's arguments.
+pub unsafe fn copy_now(r: &Rect) {
     for z in 0..r.slices {
         for y in 0..r.rows {
             let d = memory::to_host(r.dst + z * r.dst_slice + y * r.dst_pitch);
@@ -140,22 +158,24 @@ pub fn copy_now(r: &Rect) {
             if r.width == 0 {
                 continue;
             }
-            // SAFETY: the program passed these ranges to an HSA copy function,
-            // whose contract is that both are valid for `width` bytes for the
-            // copy's lifetime; in the virtual runtime every such address is host
-            // memory once locked-memory agent addresses are translated back.
-            // `ptr::copy` tolerates overlapping ranges.
+            // SAFETY: the function's contract: after translation both rows are
+            // valid for `width` bytes. `ptr::copy` tolerates overlapping ranges.
             unsafe { std::ptr::copy(s as *const u8, d as *mut u8, r.width as usize) };
         }
     }
 }
 
 /// Fill `count` 32-bit words at `ptr` with `value`, now.
-pub fn fill_now(ptr: u64, value: u32, count: u64) {
+///
+/// # Safety
+/// `ptr`, translated by [`memory::to_host`], must be 4-byte aligned and
+/// writable for `count` words, with nothing else accessing them meanwhile
+/// (`hsa_amd_memory_fill`'s contract).
+pub unsafe fn fill_now(ptr: u64, value: u32, count: u64) {
     let p = memory::to_host(ptr) as *mut u32;
     for i in 0..count as usize {
-        // SAFETY: hsa_amd_memory_fill's contract: `ptr` is 4-byte aligned and
-        // valid for `count` words (checked for alignment by the caller).
+        // SAFETY: the function's contract: `p` is aligned and valid for
+        // `count` words.
         unsafe { p.add(i).write(value) };
     }
 }

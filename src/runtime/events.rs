@@ -5,9 +5,10 @@
 //! store to signals and ring doorbells. A handler that returns true is re-armed
 //! with its original condition, as ROCr does. The thread starts the first time
 //! it is needed (never from the library constructor).
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use super::queues;
 use super::signals;
@@ -28,7 +29,6 @@ struct Handler {
 
 static HANDLERS: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
 static WORK: AtomicU32 = AtomicU32::new(0);
-static STARTED: OnceLock<bool> = OnceLock::new();
 
 /// Register a handler. The signal has already been validated.
 pub fn register(
@@ -54,7 +54,7 @@ pub fn register(
 /// Nudge the event thread (starting it if needed). Returns false if the thread
 /// could not be started.
 pub fn wake() -> bool {
-    let ok = *STARTED.get_or_init(|| {
+    let ok = crate::lifecycle::helper_thread(crate::lifecycle::Helper::Events, || {
         std::thread::Builder::new()
             .name("softgpu-events".into())
             .spawn(run)

@@ -11,6 +11,7 @@
 //!
 //! Handles are tagged indices into registries that only grow, so a stale or
 //! forged handle is an error, never a dangling pointer.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::alloc::Layout;
 use std::collections::HashMap;
@@ -413,7 +414,7 @@ pub fn symbol(handle: u64) -> Result<SymbolEntry, HsaStatus> {
 /// what the real runtime reports for each kernel: kernarg size and static
 /// segment sizes. The real runtime does not report a kernel's maximum or
 /// required workgroup size or register counts, so those stay unknown.
-pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::interpose::forward::RealKernel]) {
+pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::real::RealKernel]) {
     if kernels.is_empty() {
         return;
     }

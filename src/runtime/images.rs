@@ -24,6 +24,7 @@
 //!   Regions are checked against the image's extents (ROCr does not check):
 //!   an out-of-bounds region is `HSA_STATUS_ERROR_INVALID_ARGUMENT`, never a
 //!   write outside the image.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 pub mod texel;
 
@@ -744,14 +745,8 @@ pub mod abi {
         pub alignment: usize,
     }
 
-    /// `hsa_dim3_t`.
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug)]
-    pub struct Dim3 {
-        pub x: u32,
-        pub y: u32,
-        pub z: u32,
-    }
+    /// `hsa_dim3_t` (one mirror for the crate, laid out in `crate::abi`).
+    pub use crate::abi::Dim3;
 
     /// `hsa_ext_image_region_t`.
     #[repr(C)]
@@ -847,10 +842,6 @@ pub mod abi {
             "alignment",
             offset_of!(ImageDataInfo, alignment),
         ),
-        ("hsa_dim3_t", "", size_of::<Dim3>()),
-        ("hsa_dim3_t", "x", offset_of!(Dim3, x)),
-        ("hsa_dim3_t", "y", offset_of!(Dim3, y)),
-        ("hsa_dim3_t", "z", offset_of!(Dim3, z)),
         ("hsa_ext_image_region_t", "", size_of::<ImageRegion>()),
         (
             "hsa_ext_image_region_t",

@@ -1,6 +1,7 @@
 //! Memory the virtual runtime hands out. Every pool is host memory; the
 //! registry remembers each allocation so frees are checked and kernarg
 //! addresses can be classified (`softgpu` vs `foreign_opaque`) in captures.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::alloc::Layout;
 use std::collections::BTreeMap;
@@ -165,7 +166,10 @@ pub fn unlock(host: u64) -> bool {
     };
     let l = *l;
     map.remove(&k);
-    super::sys::release(l.reservation as *mut u8, l.reservation_len as usize);
+    // SAFETY: the reservation was made by `lock` for this entry alone, which
+    // was just removed under the write lock, so nothing hands it out again;
+    // it is PROT_NONE, so no reference can point into it.
+    unsafe { super::sys::release(l.reservation as *mut u8, l.reservation_len as usize) };
     true
 }
 

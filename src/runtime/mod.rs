@@ -1,13 +1,18 @@
 //! The virtual HSA runtime: what answers the program when no GPU is present.
 //!
-//! Lifecycle: nothing happens at library load. The first `hsa_init` reads the
-//! environment, sets up logging, opens the capture and registers the exit hook;
-//! later `hsa_init` calls only count references. HIP never calls
-//! `hsa_shut_down`, so the capture is finalised at process exit (and flushed
-//! continuously by its writer), not at shutdown.
+//! Lifecycle ([`crate::lifecycle`], one atomic word): nothing happens at
+//! library load but setting one HIP variable (in `interpose`). The first
+//! `hsa_init` reads the environment, sets up logging, opens the capture and
+//! registers the exit hook; later `hsa_init` calls only count references.
+//! HIP never calls `hsa_shut_down`, so the capture is finalised at process
+//! exit (and flushed continuously by its writer), not at shutdown.
+//!
+//! The real runtime below (intercept and observe modes) is reached through
+//! [`crate::real`], never through the exports.
 //!
 //! Failure policy: an entry point this runtime does not implement fails closed
-//! with an HSA error and a log line naming it (see [`crate::interpose`]).
+//! with an HSA error and a log line naming it (the exports do that, above
+//! this layer).
 
 pub mod agents;
 pub mod completion;
@@ -17,12 +22,12 @@ pub mod executables;
 pub mod images;
 pub mod memory;
 pub mod queues;
+pub mod ratelimit;
 pub mod signals;
 pub mod sys;
 pub mod vmem;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::abi::HsaStatus;
@@ -31,7 +36,8 @@ use crate::capture::{
     AgentDesc, AgentKind as CapAgentKind, CaptureHeader, CaptureWriter, KernargClass,
 };
 use crate::config::{Config, Mode};
-use crate::interpose::forward;
+use crate::lifecycle::{self, Begin};
+use crate::real::{self, RealAgent};
 use agents::Topology;
 use queues::DrainContext;
 
@@ -41,32 +47,10 @@ use queues::DrainContext;
 /// silently move nothing. With the variable at 0 HIP 6.4 uses its DMA path
 /// (`hsa_amd_memory_async_copy_on_engine`), which SoftGPU performs for real,
 /// exactly as HIP 5.2 does by default. HIP reads its flags at its first API
-/// call, before `hsa_init`, so this must happen at load time. It only fills in
-/// an unset variable: a user's own value always wins, and device-to-device
-/// copies remain blit kernels either way.
+/// call, before `hsa_init`, so the library constructor (in `interpose`) sets
+/// it. It only fills in an unset variable: a user's own value always wins, and
+/// device-to-device copies remain blit kernels either way.
 pub const HIP_BLIT_COPY_VAR: &std::ffi::CStr = c"GPU_FORCE_BLIT_COPY_SIZE";
-
-/// The load-time constructor: sets [`HIP_BLIT_COPY_VAR`] to 0 when unset and
-/// reads `SOFTGPU_CALL_COUNTS`; nothing else (no threads, no files, no
-/// allocation).
-#[cfg(not(test))]
-extern "C" fn at_load() {
-    // SAFETY: shared-library constructors run while the dynamic loader holds
-    // its lock, before the program's main and before any thread of ours
-    // exists; getenv/setenv on a NUL-terminated name and value are sound then.
-    // overwrite=0 keeps any value the user set.
-    unsafe {
-        if libc::getenv(HIP_BLIT_COPY_VAR.as_ptr()).is_null() {
-            libc::setenv(HIP_BLIT_COPY_VAR.as_ptr(), c"0".as_ptr(), 0);
-        }
-    }
-    forward::init_counting_from_env();
-}
-
-#[cfg(not(test))]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static AT_LOAD: extern "C" fn() = at_load;
 
 /// One initialised runtime instance.
 pub struct Runtime {
@@ -78,7 +62,7 @@ pub struct Runtime {
     /// plain virtual runtime that neither captures nor prints a summary.
     pub lower: bool,
     /// The real runtime's agents (intercept and observe), by capture index.
-    pub real_agents: Vec<crate::interpose::forward::RealAgent>,
+    pub real_agents: Vec<RealAgent>,
     pub topo: Topology,
     pub ctx: DrainContext,
     pub capture: Option<Arc<CaptureWriter>>,
@@ -87,19 +71,17 @@ pub struct Runtime {
     log_guard: Mutex<Option<tracing_appender::non_blocking::WorkerGuard>>,
 }
 
-static RUNTIME: OnceLock<Result<Runtime, HsaStatus>> = OnceLock::new();
-static REFCOUNT: AtomicU32 = AtomicU32::new(0);
-static FINISHED: AtomicBool = AtomicBool::new(false);
-/// Set in a child process created by `fork` after `hsa_init`: the child stops
-/// capturing and never touches its parent's capture file.
-pub static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+/// The runtime, once built. Whether it may be used is the lifecycle word's
+/// to say ([`lifecycle::answering`]); it is set once, by the one `hsa_init`
+/// that [`lifecycle::begin_init`] lets build it, before the word says ready.
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 extern "C" fn after_fork_in_child() {
-    IN_FORKED_CHILD.store(true, Ordering::Relaxed);
+    lifecycle::forked_child();
     // The capture's ring is a shared mapping of the parent's file: disable
     // pushes and replace the mapping with private memory (one mmap call,
     // async-signal-safe) before the child can push anything.
-    if let Some(Ok(rt)) = RUNTIME.get() {
+    if let Some(rt) = RUNTIME.get() {
         if let Some(c) = &rt.capture {
             c.forked_child();
         }
@@ -119,81 +101,76 @@ impl Runtime {
 /// The runtime, if `hsa_init` has succeeded and not been fully shut down.
 #[inline]
 pub fn get() -> Result<&'static Runtime, HsaStatus> {
-    if REFCOUNT.load(Ordering::Acquire) == 0 {
+    if !lifecycle::answering() {
         return Err(HsaStatus::ERROR_NOT_INITIALIZED);
     }
-    match RUNTIME.get() {
-        Some(Ok(rt)) => Ok(rt),
-        Some(Err(e)) => Err(*e),
-        None => Err(HsaStatus::ERROR_NOT_INITIALIZED),
-    }
+    RUNTIME.get().ok_or(HsaStatus::ERROR_NOT_INITIALIZED)
 }
 
-/// The drain context, for the event thread (valid once initialised).
+/// The drain context, for the event thread (valid once built).
 pub fn drain_context() -> Option<&'static DrainContext> {
-    match RUNTIME.get() {
-        Some(Ok(rt)) => Some(&rt.ctx),
-        _ => None,
-    }
+    RUNTIME.get().map(|rt| &rt.ctx)
 }
 
 /// `hsa_init`. In a forwarding mode every call after the first also
 /// initialises the real runtime again, so its reference count follows ours.
 pub fn init() -> Result<(), HsaStatus> {
-    let mut built_now = false;
-    let rt = RUNTIME
-        .get_or_init(|| {
-            built_now = true;
-            build()
-        })
-        .as_ref()
-        .map_err(|e| *e)?;
-    if !built_now && rt.mode != Mode::Virtual {
-        let st = forward::real_init();
-        if st != 0 {
-            return Err(HsaStatus(st));
-        }
-    }
-    REFCOUNT.fetch_add(1, Ordering::AcqRel);
-    Ok(())
-}
-
-/// `hsa_shut_down`.
-pub fn shut_down() -> Result<(), HsaStatus> {
-    let prev = REFCOUNT.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-    let rt = match RUNTIME.get() {
-        Some(Ok(rt)) => rt,
-        _ => return Err(HsaStatus::ERROR_NOT_INITIALIZED),
-    };
-    match prev {
-        Ok(n) => {
-            if n == 1 {
-                // Last reference: make everything captured so far durable. The
-                // file is finalised (trailer) at exit, since a later hsa_init
-                // may follow.
-                if let Some(c) = &rt.capture {
-                    let _ = c.flush();
+    match lifecycle::begin_init()? {
+        Begin::Build => match build() {
+            Ok(rt) => {
+                if RUNTIME.set(rt).is_err() {
+                    // Unreachable: only the one builder sets it.
+                    lifecycle::failed(HsaStatus::ERROR);
+                    return Err(HsaStatus::ERROR);
                 }
+                lifecycle::ready();
+                Ok(())
             }
-            if rt.mode != Mode::Virtual {
-                let st = forward::real_shut_down();
+            Err(e) => {
+                lifecycle::failed(e);
+                Err(e)
+            }
+        },
+        Begin::Referenced => {
+            if lifecycle::forwarding() {
+                let st = real::below().map_or(HsaStatus::ERROR.0, |b| b.init());
                 if st != 0 {
+                    lifecycle::unreference();
                     return Err(HsaStatus(st));
                 }
             }
             Ok(())
         }
-        Err(_) => Err(HsaStatus::ERROR_NOT_INITIALIZED),
     }
 }
 
+/// `hsa_shut_down`.
+pub fn shut_down() -> Result<(), HsaStatus> {
+    let left = lifecycle::release()?;
+    let rt = RUNTIME.get().ok_or(HsaStatus::ERROR_NOT_INITIALIZED)?;
+    if left == 0 {
+        // Last reference: make everything captured so far durable. The file
+        // is finalised (trailer) at exit, since a later hsa_init may follow.
+        if let Some(c) = &rt.capture {
+            let _ = c.flush();
+        }
+    }
+    if rt.mode != Mode::Virtual {
+        let st = real::below().map_or(HsaStatus::ERROR.0, |b| b.shut_down());
+        if st != 0 {
+            return Err(HsaStatus(st));
+        }
+    }
+    Ok(())
+}
+
 fn build() -> Result<Runtime, HsaStatus> {
-    let (config, bad) = Config::from_lookup(|k| std::env::var(k).ok());
+    let (config, bad) = Config::from_os_lookup(|k| std::env::var_os(k));
     for msg in &bad {
         eprintln!("{msg}");
     }
     let log_guard = init_logging(&config);
-    let lower = forward::shadowed();
+    let lower = real::shadowed();
     let mut config = config;
     if lower {
         // Standing in for a real runtime below another SoftGPU copy: never
@@ -305,16 +282,10 @@ fn build() -> Result<Runtime, HsaStatus> {
         );
     }
 
-    // SAFETY: `at_exit` is an `extern "C" fn()` with no preconditions that
-    // stays mapped for the life of the process (the shim is never unloaded).
-    let rc = unsafe { libc::atexit(at_exit) };
-    if rc != 0 {
+    if !sys::at_exit(at_exit) {
         tracing::warn!("softgpu: atexit registration failed; the capture trailer may be missing");
     }
-    // SAFETY: registers a child-side fork handler that only stores to an
-    // atomic, which is async-signal-safe; null prepare/parent handlers are allowed.
-    let rc = unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
-    if rc != 0 {
+    if !sys::in_fork_child(after_fork_in_child) {
         tracing::warn!("softgpu: pthread_atfork failed; a forked child could block on the capture");
     }
     let (max_wg, max_lds) = if mode == Mode::Virtual {
@@ -370,12 +341,15 @@ fn build() -> Result<Runtime, HsaStatus> {
 
 /// Decide the mode: resolve the real runtime and initialise it when the
 /// requested mode may use one. Returns the mode and the real agents.
-fn choose_mode(requested: Mode) -> Result<(Mode, Vec<forward::RealAgent>), HsaStatus> {
+fn choose_mode(requested: Mode) -> Result<(Mode, Vec<RealAgent>), HsaStatus> {
     if requested == Mode::Virtual {
         return Ok((Mode::Virtual, Vec::new()));
     }
     let explicit = requested != Mode::Auto;
-    let resolved = match forward::resolve() {
+    let found = real::below()
+        .ok_or_else(|| "no forwarding layer registered".to_string())
+        .and_then(|b| Ok((b, b.resolve()?)));
+    let (below, resolved) = match found {
         Ok(r) => r,
         Err(why) => {
             if explicit {
@@ -396,10 +370,10 @@ fn choose_mode(requested: Mode) -> Result<(Mode, Vec<forward::RealAgent>), HsaSt
     };
     // Route before the real hsa_init runs: anything it (or a tools library it
     // loads) calls back into already reaches the real runtime.
-    forward::install(target);
-    let st = forward::real_init();
+    below.route(target);
+    let st = below.init();
     if st != 0 {
-        forward::uninstall();
+        below.unroute();
         if explicit {
             tracing::error!(
                 "softgpu: SOFTGPU_MODE={}: the real runtime's hsa_init (in {}) returned {st:#x}; hsa_init fails",
@@ -414,11 +388,11 @@ fn choose_mode(requested: Mode) -> Result<(Mode, Vec<forward::RealAgent>), HsaSt
         );
         return Ok((Mode::Virtual, Vec::new()));
     }
-    let agents = forward::real_agents();
+    let agents = below.agents();
     if !agents.iter().any(|a| a.gpu) {
         if !explicit {
-            let _ = forward::real_shut_down();
-            forward::uninstall();
+            let _ = below.shut_down();
+            below.unroute();
             tracing::info!(
                 "softgpu: mode auto: the real runtime (in {}) has no GPU agent; using the virtual runtime",
                 resolved.source
@@ -505,19 +479,21 @@ extern "C" fn at_exit() {
 
 /// Finalise: idempotent. A forked child never touches its parent's capture.
 pub fn finish() {
-    let Some(Ok(rt)) = RUNTIME.get() else { return };
-    if sys::getpid() != rt.pid || IN_FORKED_CHILD.load(Ordering::Relaxed) {
+    let Some(rt) = RUNTIME.get() else { return };
+    if sys::getpid() != rt.pid || !lifecycle::finish() {
         return;
     }
-    if FINISHED.swap(true, Ordering::AcqRel) {
-        return;
-    }
+    let write_counts = |role| {
+        if let Some(b) = real::below() {
+            b.write_counts(role, rt.mode.as_str());
+        }
+    };
     if rt.lower {
-        forward::write_counts("lower", rt.mode.as_str());
+        write_counts("lower");
         return;
     }
     let mut counts = queues::total_counts();
-    let mut observed = crate::interpose::observe::total_counts();
+    let mut observed = real::below().map(|b| b.observed()).unwrap_or_default();
     if let Some(c) = &rt.capture {
         let pending = queues::pending_by_queue();
         if !pending.is_empty() {
@@ -581,7 +557,7 @@ pub fn finish() {
     // between the two reports is counted below only, and the less time there
     // is between them (the capture's finalisation comes before this), the
     // fewer such waits there are.
-    forward::write_counts("shim", rt.mode.as_str());
+    write_counts("shim");
     if let Ok(mut g) = rt.log_guard.lock() {
         drop(g.take());
     }

@@ -12,8 +12,9 @@
 //! drainer and drains until no kick arrived during its last pass. So exactly one
 //! thread drains a queue at a time (packets are processed once, in index order),
 //! no kick is lost, and the other ringing threads return at once.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::signals::{self, SignalSlot};
@@ -23,10 +24,19 @@ use crate::aql::{
     DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
 };
 use crate::capture::QueueProducer;
-use crate::interpose::forward;
+use crate::lifecycle;
+use crate::real;
 
+/// Live queues at most at once.
 pub const MAX_QUEUES: usize = 1024;
+/// Slots in the arena's address range. As for signals, `hsa_queue_t*`
+/// addresses are handed out in order and a slot is reused only when the
+/// cursor comes round again, after `ARENA_SLOTS - 1` newer queues, so a
+/// destroyed queue's pointer is refused instead of naming the next queue.
+pub const ARENA_SLOTS: usize = 1 << 16;
 const SLOT: usize = 512;
+const PAGE: usize = 4096;
+const SLOTS_PER_PAGE: usize = PAGE / SLOT;
 
 /// One arena slot: an `amd_queue_t` image, then SoftGPU's owner pointer.
 #[repr(C, align(64))]
@@ -62,7 +72,22 @@ const _: () = {
 
 struct Arena {
     base: usize,
-    free: Mutex<(usize, Vec<usize>)>,
+    free: Mutex<Cursor>,
+}
+
+/// Allocation state, under the arena lock.
+struct Cursor {
+    /// Next slot index to try (wraps at `ARENA_SLOTS`).
+    next: usize,
+    /// Every `VirtualQueue` object ever made (at most `MAX_QUEUES`, the
+    /// most ever live at once): a destroyed queue's object is reused by a
+    /// later queue, so memory follows the live queues, not how many were
+    /// ever made.
+    objects: Vec<&'static VirtualQueue>,
+    /// Objects of destroyed queues, ready for reuse.
+    idle: Vec<&'static VirtualQueue>,
+    /// Live slots per arena page (pages with none are given back).
+    per_page: Vec<u8>,
 }
 
 static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
@@ -70,18 +95,35 @@ static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
 fn arena() -> Option<&'static Arena> {
     ARENA
         .get_or_init(|| {
-            sys::map_forever(MAX_QUEUES * SLOT).map(|p| Arena {
+            sys::map_forever(ARENA_SLOTS * SLOT).map(|p| Arena {
                 base: p as usize,
-                free: Mutex::new((0, Vec::new())),
+                free: Mutex::new(Cursor {
+                    next: 0,
+                    objects: Vec::new(),
+                    idle: Vec::new(),
+                    per_page: vec![0; ARENA_SLOTS / SLOTS_PER_PAGE],
+                }),
             })
         })
         .as_ref()
 }
 
+/// Give arena page `page` back to the kernel when none of its slots is live
+/// and the cursor is elsewhere (called with the arena lock held).
+fn give_back_if_empty(a: &Arena, c: &Cursor, page: usize) {
+    if c.per_page[page] == 0 && page != c.next / SLOTS_PER_PAGE {
+        // SAFETY: the page is inside the arena mapping and holds only dead
+        // slots; QueueSlot is atomics and padding, for which zero bytes are
+        // valid (a null owner is a dead slot), and the mapping stays, so a
+        // stale reference or handle only ever sees a dead slot.
+        unsafe { sys::discard((a.base + page * PAGE) as *mut u8, PAGE) };
+    }
+}
+
 fn slot_at(a: &Arena, idx: usize) -> &'static QueueSlot {
-    debug_assert!(idx < MAX_QUEUES);
+    debug_assert!(idx < ARENA_SLOTS);
     // SAFETY: the arena is a never-unmapped read-write mapping of
-    // MAX_QUEUES * SLOT bytes; idx < MAX_QUEUES (checked by callers); the mapping
+    // ARENA_SLOTS * SLOT bytes; idx < ARENA_SLOTS (checked by callers); the mapping
     // is page aligned and SLOT is a multiple of QueueSlot's alignment. QueueSlot
     // is only atomics and padding, valid for any bytes including the initial zeros.
     unsafe { &*((a.base + idx * SLOT) as *const QueueSlot) }
@@ -92,7 +134,7 @@ fn slot_at(a: &Arena, idx: usize) -> &'static QueueSlot {
 pub fn lookup(ptr: u64) -> Option<&'static VirtualQueue> {
     let a = arena()?;
     let off = (ptr as usize).checked_sub(a.base)?;
-    if off % SLOT != 0 || off / SLOT >= MAX_QUEUES {
+    if off % SLOT != 0 || off / SLOT >= ARENA_SLOTS {
         return None;
     }
     lookup_index(off / SLOT)
@@ -102,13 +144,15 @@ pub fn lookup(ptr: u64) -> Option<&'static VirtualQueue> {
 #[inline]
 pub fn lookup_index(idx: usize) -> Option<&'static VirtualQueue> {
     let a = arena()?;
-    if idx >= MAX_QUEUES {
+    if idx >= ARENA_SLOTS {
         return None;
     }
     let p = slot_at(a, idx).owner.load(Ordering::Acquire);
     // SAFETY: a non-null owner was published (Release) from a leaked Box in
-    // `create`, and VirtualQueue objects are never freed, so the reference is
-    // valid for 'static. Destroyed queues are marked dead, not freed.
+    // `create`, and VirtualQueue objects are never freed (a destroyed queue's
+    // object is reused, never deallocated), so the reference is valid for
+    // 'static. Every field that changes on reuse is an atomic or behind a
+    // lock, so a stale holder races with nothing non-atomic.
     (!p.is_null()).then(|| unsafe { &*p })
 }
 
@@ -173,12 +217,16 @@ struct DrainSide {
 }
 
 /// A queue owned by the virtual runtime.
+///
+/// The object outlives its queue: after `destroy` it is reused by a later
+/// `create` (see `Cursor::objects`), so its identity fields are atomics read
+/// through accessors.
 pub struct VirtualQueue {
-    pub slot: &'static QueueSlot,
-    pub arena_index: usize,
-    pub queue_id: u64,
-    pub agent_index: u32,
-    pub doorbell: u64,
+    slot: AtomicPtr<QueueSlot>,
+    arena_index: AtomicUsize,
+    queue_id: AtomicU64,
+    agent_index: AtomicU32,
+    doorbell: AtomicU64,
     /// `hsa_amd_queue_cu_set_mask`: recorded and reported back; nothing executes.
     pub cu_mask: Mutex<Vec<u32>>,
     /// `hsa_amd_queue_set_priority`: recorded; nothing executes.
@@ -188,7 +236,7 @@ pub struct VirtualQueue {
     /// of SoftGPU stands in for the real runtime below another copy (see
     /// `Runtime::lower`): observe mode relies on the hardware not running
     /// ahead of the doorbells it has been given.
-    doorbell_bounded: bool,
+    doorbell_bounded: AtomicBool,
     /// Highest doorbell value rung, plus one (with `doorbell_bounded`).
     rung: AtomicU64,
     pending: AtomicU64,
@@ -249,25 +297,29 @@ pub fn create(
         unsafe { sys::unmap(ring_ptr, bytes) };
         return Err(CreateError::OutOfSignals);
     };
-    let idx = {
-        let mut f = a.free.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = f.1.pop() {
-            Some(i)
-        } else if f.0 < MAX_QUEUES {
-            f.0 += 1;
-            Some(f.0 - 1)
-        } else {
-            None
-        }
-    };
-    let Some(idx) = idx else {
+    let queue_id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
+    let producer = producer(queue_id);
+    let mut c = a.free.lock().unwrap_or_else(|e| e.into_inner());
+    if c.objects.len() - c.idle.len() >= MAX_QUEUES {
+        drop(c);
         signals::destroy(doorbell);
         // SAFETY: as above, the ring is still private to this function.
         unsafe { sys::unmap(ring_ptr, bytes) };
         return Err(CreateError::OutOfQueues);
-    };
+    }
+    // At most MAX_QUEUES slots are live, so a free one is found within
+    // MAX_QUEUES + 1 steps.
+    let mut idx = c.next;
+    while !slot_at(a, idx).owner.load(Ordering::Acquire).is_null() {
+        idx = (idx + 1) % ARENA_SLOTS;
+    }
+    let leaving = c.next / SLOTS_PER_PAGE;
+    c.next = (idx + 1) % ARENA_SLOTS;
+    c.per_page[idx / SLOTS_PER_PAGE] += 1;
+    if leaving != idx / SLOTS_PER_PAGE {
+        give_back_if_empty(a, &c, leaving);
+    }
     let slot = slot_at(a, idx);
-    let queue_id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
     slot.hsa_type.store(queue_type, Ordering::Relaxed);
     slot.features.store(
         crate::abi::queue_feature::KERNEL_DISPATCH,
@@ -280,31 +332,60 @@ pub fn create(
     slot.id.store(queue_id, Ordering::Relaxed);
     slot.write_dispatch_id.store(0, Ordering::Relaxed);
     slot.read_dispatch_id.store(0, Ordering::Relaxed);
-    let q: &'static VirtualQueue = Box::leak(Box::new(VirtualQueue {
-        slot,
-        arena_index: idx,
-        queue_id,
-        agent_index,
-        doorbell,
-        cu_mask: Mutex::new(Vec::new()),
-        priority: AtomicU32::new(1),
-        doorbell_bounded,
-        rung: AtomicU64::new(0),
-        pending: AtomicU64::new(0),
-        dead: AtomicBool::new(false),
-        blocked: AtomicBool::new(false),
-        drain: Mutex::new(DrainSide {
-            kernels: Some(Box::new(KernelCache::new())),
-            state: QueueState::default(),
-            producer: producer(queue_id),
-            counts: Counts::default(),
-            ring: Some(ring),
-        }),
-    }));
+    let side = DrainSide {
+        kernels: Some(Box::new(KernelCache::new())),
+        state: QueueState::default(),
+        producer,
+        counts: Counts::default(),
+        ring: Some(ring),
+    };
+    let q: &'static VirtualQueue = match c.idle.pop() {
+        Some(q) => {
+            // A destroyed queue's object: it is dead and unpublished, so only
+            // stale holders (a blocked list entry, a late caller) can see it,
+            // and they see atomics and locks, then a live queue again.
+            *q.drain.lock().unwrap_or_else(|e| e.into_inner()) = side;
+            q.cu_mask.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            q.priority.store(1, Ordering::Relaxed);
+            q.rung.store(0, Ordering::Relaxed);
+            q
+        }
+        None => {
+            let q: &'static VirtualQueue = Box::leak(Box::new(VirtualQueue {
+                slot: AtomicPtr::new(std::ptr::null_mut()),
+                arena_index: AtomicUsize::new(0),
+                queue_id: AtomicU64::new(0),
+                agent_index: AtomicU32::new(0),
+                doorbell: AtomicU64::new(0),
+                cu_mask: Mutex::new(Vec::new()),
+                priority: AtomicU32::new(1),
+                doorbell_bounded: AtomicBool::new(false),
+                rung: AtomicU64::new(0),
+                pending: AtomicU64::new(0),
+                dead: AtomicBool::new(true),
+                blocked: AtomicBool::new(false),
+                drain: Mutex::new(side),
+            }));
+            c.objects.push(q);
+            q
+        }
+    };
+    q.slot.store(
+        slot as *const QueueSlot as *mut QueueSlot,
+        Ordering::Relaxed,
+    );
+    q.arena_index.store(idx, Ordering::Relaxed);
+    q.queue_id.store(queue_id, Ordering::Relaxed);
+    q.agent_index.store(agent_index, Ordering::Relaxed);
+    q.doorbell.store(doorbell, Ordering::Relaxed);
+    q.doorbell_bounded
+        .store(doorbell_bounded, Ordering::Relaxed);
+    q.dead.store(false, Ordering::Release);
     slot.owner.store(
         q as *const VirtualQueue as *mut VirtualQueue,
         Ordering::Release,
     );
+    drop(c);
     if let Some(db) = signals::lookup(doorbell) {
         db.queue_ptr
             .store(slot as *const QueueSlot as u64, Ordering::Relaxed);
@@ -338,8 +419,8 @@ impl QueueMemory for DrainView<'_> {
     #[inline]
     fn load_write_index(&self) -> u64 {
         // Acquire: pairs with the producer's release on write_index.
-        let mut w = self.q.slot.write_dispatch_id.load(Ordering::Acquire);
-        if self.q.doorbell_bounded {
+        let mut w = self.q.slot().write_dispatch_id.load(Ordering::Acquire);
+        if self.q.doorbell_bounded.load(Ordering::Relaxed) {
             w = w.min(self.q.rung.load(Ordering::Acquire));
         }
         w.min(self.cap)
@@ -373,7 +454,10 @@ impl QueueMemory for DrainView<'_> {
     #[inline]
     fn store_read_index(&self, value: u64) {
         // Release: the producer's queue-full check reads it with acquire.
-        self.q.slot.read_dispatch_id.store(value, Ordering::Release);
+        self.q
+            .slot()
+            .read_dispatch_id
+            .store(value, Ordering::Release);
     }
 }
 
@@ -411,7 +495,16 @@ impl SignalOps for RuntimeSignals {
         // Over a real runtime (intercept), completion and dependency signals
         // are the real runtime's: they cannot be validated without calling
         // it, so any non-null handle is taken as live.
-        signals::lookup(handle).is_some() || (handle != 0 && forward::intercepting())
+        signals::lookup(handle).is_some() || (handle != 0 && lifecycle::intercepting())
+    }
+    #[inline]
+    fn may_complete(&self, handle: u64) -> bool {
+        match signals::lookup(handle) {
+            // A queue's doorbell belongs to its queue: decrementing it would
+            // act as a doorbell store the program never made.
+            Some(s) => s.doorbell_queue.load(Ordering::Acquire) == 0,
+            None => handle != 0 && lifecycle::intercepting(),
+        }
     }
     #[inline]
     fn load(&self, handle: u64) -> i64 {
@@ -421,7 +514,13 @@ impl SignalOps for RuntimeSignals {
             // one call into the real runtime made with a lock held (this
             // queue's drain lock); a signal load never calls back into the
             // program or the shim, so it cannot re-enter that lock.
-            None if forward::intercepting() => forward::signal_load(handle),
+            None if lifecycle::intercepting() => match real::below() {
+                // SAFETY: not one of ours, and in intercept mode every other
+                // signal a packet names is the real runtime's (the program's
+                // HSA contract for the packet).
+                Some(b) => unsafe { b.signal_load(handle) },
+                None => signals::ERROR_VALUE,
+            },
             None => 0,
         }
     }
@@ -475,7 +574,7 @@ impl RecordSink for Sink<'_> {
         if let Some(p) = self.producer.as_deref_mut() {
             // A forked child has no writer thread and must never write into its
             // parent's capture: it stops capturing (counts still kept).
-            if !super::IN_FORKED_CHILD.load(Ordering::Relaxed) {
+            if !lifecycle::in_forked_child() {
                 p.push(rec);
             }
         }
@@ -510,26 +609,9 @@ fn log_reject(rec: &PacketRecord) {
 impl VirtualQueue {
     /// A doorbell store: make sure the queue gets drained.
     pub fn kick(&'static self, ctx: &DrainContext) {
-        if self.pending.fetch_add(1, Ordering::AcqRel) != 0 {
-            return; // the current drainer will see our packets on its next pass
-        }
-        let mut outcome;
-        loop {
-            let seen = self.pending.load(Ordering::Acquire);
-            let again;
-            (outcome, again) = self.drain_once(ctx);
-            if again {
-                continue;
-            }
-            if self
-                .pending
-                .compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                break;
-            }
-        }
-        if let Some(DrainOutcome::BlockedOnBarrier { .. }) = outcome {
+        if let Some(DrainOutcome::BlockedOnBarrier { .. }) =
+            drain_while_kicked(&self.pending, || self.drain_once(ctx))
+        {
             self.register_blocked();
         }
     }
@@ -553,7 +635,7 @@ impl VirtualQueue {
         // Over a real runtime, a pass takes at most as many packets as it can
         // hold real completions for, so they are all completed, in order,
         // right after it; the caller runs another pass for the rest.
-        let cap = if forward::intercepting() {
+        let cap = if lifecycle::intercepting() {
             side.state.observed_through + AFTER_DRAIN as u64
         } else {
             u64::MAX
@@ -567,8 +649,8 @@ impl VirtualQueue {
         let kernels = std::cell::RefCell::new(kernels);
         let outcome = ctx.processor.drain_with(
             &mut side.state,
-            self.queue_id,
-            self.agent_index,
+            self.queue_id(),
+            self.agent_index(),
             &DrainView { q: self, ring, cap },
             &signals,
             &kernels,
@@ -578,7 +660,7 @@ impl VirtualQueue {
         if side.state.stalls != stalls_before {
             side.counts.stalls = side.state.stalls;
             tracing::debug!(
-                queue = self.queue_id,
+                queue = self.queue_id(),
                 ?outcome,
                 "drain stopped at a slot whose type is still INVALID"
             );
@@ -587,8 +669,17 @@ impl VirtualQueue {
         // Real completion signals (intercept): decremented by the real
         // runtime now that no lock of ours is held, in processing order.
         let after = signals.after.into_inner();
-        for &h in &after.handles[..after.len] {
-            forward::signal_complete(h);
+        if let Some(below) = real::below() {
+            for &h in &after.handles[..after.len] {
+                // SAFETY: completion signals that are not the shim's. In
+                // intercept mode they are the real runtime's, by the program's
+                // HSA contract for the packet. Shim queues exist only in
+                // virtual and intercept mode (observe drains the real
+                // runtime's queues and completes nothing), and in virtual mode
+                // no real runtime is resolved, so `signal_complete` calls
+                // nothing.
+                unsafe { below.signal_complete(h) };
+            }
         }
         // Another pass at once: the pass stopped at its cap, or a barrier
         // may be waiting for a real signal just completed.
@@ -607,7 +698,7 @@ impl VirtualQueue {
 
     /// Packets between the processor's position and the write index.
     fn pending_locked(&self, side: &DrainSide) -> u64 {
-        self.slot
+        self.slot()
             .write_dispatch_id
             .load(Ordering::Acquire)
             .saturating_sub(side.state.observed_through)
@@ -624,20 +715,57 @@ impl VirtualQueue {
         self.drain.lock().unwrap_or_else(|e| e.into_inner()).counts
     }
 
-    /// Destroy: unpublish, wait out any drain in flight, release the ring.
+    /// The `hsa_queue_t` (arena slot) of this queue.
+    #[inline]
+    pub fn slot(&self) -> &'static QueueSlot {
+        let p = self.slot.load(Ordering::Relaxed);
+        // SAFETY: `slot` always holds a pointer into the never-unmapped arena
+        // (set in `create` before the object is published, never null once
+        // published); QueueSlot is atomics only, valid for any bytes.
+        unsafe { &*p }
+    }
+
+    /// The queue id (capture and `hsa_queue_t::id`).
+    #[inline]
+    pub fn queue_id(&self) -> u64 {
+        self.queue_id.load(Ordering::Relaxed)
+    }
+
+    /// The capture index of the queue's agent.
+    #[inline]
+    pub fn agent_index(&self) -> u32 {
+        self.agent_index.load(Ordering::Relaxed)
+    }
+
+    /// The doorbell signal's handle.
+    #[inline]
+    pub fn doorbell(&self) -> u64 {
+        self.doorbell.load(Ordering::Relaxed)
+    }
+
+    /// Whether the queue is live (created and not destroyed).
+    #[inline]
+    pub fn is_live(&self) -> bool {
+        !self.dead.load(Ordering::Acquire)
+    }
+
+    /// Destroy: unpublish, wait out any drain in flight, release the ring,
+    /// and keep the object for a later queue.
     pub fn destroy(&'static self) {
         if self.dead.swap(true, Ordering::AcqRel) {
             return;
         }
+        let idx = self.arena_index.load(Ordering::Relaxed);
         if let Some(a) = arena() {
-            slot_at(a, self.arena_index)
+            slot_at(a, idx)
                 .owner
                 .store(std::ptr::null_mut(), Ordering::Release);
         }
-        if let Some(db) = signals::lookup(self.doorbell) {
+        let doorbell = self.doorbell();
+        if let Some(db) = signals::lookup(doorbell) {
             db.doorbell_queue.store(0, Ordering::Release);
         }
-        signals::destroy(self.doorbell);
+        signals::destroy(doorbell);
         let mut side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(ring) = side.ring.take() {
             // SAFETY: the drain lock is held and `dead` is set, so no drain can
@@ -660,24 +788,61 @@ impl VirtualQueue {
         // processed: behind an unsatisfied barrier, or never made valid. The
         // capture records how many (QueueEnd), and is then never complete.
         let pending = self.pending_locked(&side);
+        side.counts = Counts::default();
         if let Some(p) = side.producer.take() {
             p.end(pending, sys::now_ns());
         }
         if pending > 0 {
             tracing::warn!(
-                queue = self.queue_id,
+                queue = self.queue_id(),
                 pending,
                 "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or never published)",
-                self.queue_id
+                self.queue_id()
             );
         }
         drop(side);
         if let Some(a) = arena() {
-            a.free
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .1
-                .push(self.arena_index);
+            let mut c = a.free.lock().unwrap_or_else(|e| e.into_inner());
+            let page = idx / SLOTS_PER_PAGE;
+            c.per_page[page] -= 1;
+            give_back_if_empty(a, &c, page);
+            c.idle.push(self);
+        }
+    }
+}
+
+/// The kick protocol over a queue's `pending` counter: the caller that moves
+/// it from 0 runs `pass` until no kick arrived during the last one; everyone
+/// else returns at once. If a pass panics, the guard puts `pending` back to 0
+/// as the panic unwinds, so the next doorbell drains again (a counter left
+/// set would make every later kick return at once: a queue that never drains).
+fn drain_while_kicked(
+    pending: &AtomicU64,
+    mut pass: impl FnMut() -> (Option<DrainOutcome>, bool),
+) -> Option<DrainOutcome> {
+    struct Reset<'a>(&'a AtomicU64);
+    impl Drop for Reset<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.store(0, Ordering::Release);
+            }
+        }
+    }
+    if pending.fetch_add(1, Ordering::AcqRel) != 0 {
+        return None; // the current drainer will see our packets on its next pass
+    }
+    let _reset = Reset(pending);
+    loop {
+        let seen = pending.load(Ordering::Acquire);
+        let (outcome, again) = pass();
+        if again {
+            continue;
+        }
+        if pending
+            .compare_exchange(seen, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return outcome;
         }
     }
 }
@@ -744,18 +909,27 @@ pub fn retry_blocked(ctx: &DrainContext) -> bool {
 /// `(queue id, packets pending)` for every live queue with packets it has
 /// not processed (for the capture's Trailer at exit).
 pub fn pending_by_queue() -> Vec<(u64, u64)> {
-    (0..MAX_QUEUES)
-        .filter_map(lookup_index)
-        .map(|q| (q.queue_id, q.pending()))
+    live_queues()
+        .into_iter()
+        .map(|q| (q.queue_id(), q.pending()))
         .filter(|p| p.1 > 0)
         .collect()
+}
+
+/// Every live queue.
+pub fn live_queues() -> Vec<&'static VirtualQueue> {
+    let Some(a) = arena() else {
+        return Vec::new();
+    };
+    let c = a.free.lock().unwrap_or_else(|e| e.into_inner());
+    c.objects.iter().copied().filter(|q| q.is_live()).collect()
 }
 
 /// Totals over every queue, live and destroyed.
 pub fn total_counts() -> Counts {
     let mut t = *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
-    for i in 0..MAX_QUEUES {
-        if let Some(q) = lookup_index(i) {
+    for q in live_queues() {
+        {
             let c = q.counts();
             t.validated += c.validated;
             t.rejected += c.rejected;
@@ -774,7 +948,7 @@ pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
         return false;
     }
     if let Some(vq) = lookup_index(q as usize - 1) {
-        if vq.doorbell_bounded {
+        if vq.doorbell_bounded.load(Ordering::Relaxed) {
             // The doorbell value is the index of the last packet made ready.
             let v = slot.value.load(Ordering::Acquire);
             vq.rung.fetch_max((v.max(-1) + 1) as u64, Ordering::AcqRel);
@@ -782,4 +956,42 @@ pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
         vq.kick(ctx);
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_a_drain_pass_leaves_the_queue_drainable() {
+        let pending = AtomicU64::new(0);
+        let r = std::panic::catch_unwind(|| {
+            drain_while_kicked(&pending, || panic!("a drain pass fails"))
+        });
+        assert!(r.is_err());
+        assert_eq!(pending.load(Ordering::Acquire), 0, "pending left set");
+        // The next kick drains again.
+        let mut passes = 0;
+        drain_while_kicked(&pending, || {
+            passes += 1;
+            (Some(DrainOutcome::Idle), false)
+        });
+        assert_eq!(passes, 1);
+        assert_eq!(pending.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn a_kick_during_a_pass_makes_the_drainer_pass_again() {
+        let pending = AtomicU64::new(0);
+        let mut passes = 0;
+        drain_while_kicked(&pending, || {
+            passes += 1;
+            if passes == 1 {
+                // Another thread rings meanwhile; it returns at once.
+                assert!(drain_while_kicked(&pending, || unreachable!()).is_none());
+            }
+            (Some(DrainOutcome::Idle), false)
+        });
+        assert_eq!(passes, 2);
+    }
 }

@@ -14,6 +14,7 @@
 //! when somebody sleeps, so the doorbell path pays one atomic add otherwise.
 //! Sleeps are also capped, so a value written straight through
 //! `hsa_amd_signal_value_pointer` is still seen.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
 use std::sync::OnceLock;
@@ -22,10 +23,17 @@ use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 use super::sys;
 use crate::abi::{AmdSignal, SignalCondition, amd_signal_kind};
 
-/// Capacity of the signal arena.
+/// Live signals at most at once.
 pub const MAX_SIGNALS: usize = 1 << 18;
+/// Slots in the arena's address range. Handles are handed out in address
+/// order and a slot is reused only when the cursor comes round again, after
+/// `ARENA_SLOTS - 1` newer signals: a stale handle (a destroyed signal's) is
+/// refused as dead for that long instead of aliasing the next signal, as a
+/// last-in first-out free list did.
+pub const ARENA_SLOTS: usize = 1 << 22;
 const SLOT: usize = 128;
-
+const PAGE: usize = 4096;
+const SLOTS_PER_PAGE: usize = PAGE / SLOT;
 /// One arena slot: an `amd_signal_t` image followed by SoftGPU's own fields.
 /// All-zero bytes are a valid (dead) slot.
 #[repr(C, align(128))]
@@ -63,12 +71,19 @@ const _: () = {
 
 struct Arena {
     base: usize,
-    free: Mutex<FreeList>,
+    free: Mutex<Cursor>,
 }
 
-struct FreeList {
-    next_unused: usize,
-    recycled: Vec<usize>,
+/// Allocation state, under the arena lock.
+struct Cursor {
+    /// Next index to try (wraps at `ARENA_SLOTS`).
+    next: usize,
+    /// Live signals.
+    live: usize,
+    /// Live slots per page, so a page whose signals are all destroyed is
+    /// given back to the kernel (`MADV_DONTNEED`): the arena's resident size
+    /// follows the live signals, not how many were ever made.
+    per_page: Vec<u16>,
 }
 
 static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
@@ -76,11 +91,12 @@ static ARENA: OnceLock<Option<Arena>> = OnceLock::new();
 fn arena() -> Option<&'static Arena> {
     ARENA
         .get_or_init(|| {
-            sys::map_forever(MAX_SIGNALS * SLOT).map(|p| Arena {
+            sys::map_forever(ARENA_SLOTS * SLOT).map(|p| Arena {
                 base: p as usize,
-                free: Mutex::new(FreeList {
-                    next_unused: 0,
-                    recycled: Vec::new(),
+                free: Mutex::new(Cursor {
+                    next: 0,
+                    live: 0,
+                    per_page: vec![0; ARENA_SLOTS / SLOTS_PER_PAGE],
                 }),
             })
         })
@@ -129,24 +145,36 @@ pub fn create(initial: i64) -> Option<u64> {
     let a = arena()?;
     let idx = {
         let mut f = a.free.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = f.recycled.pop() {
-            i
-        } else if f.next_unused < MAX_SIGNALS {
-            f.next_unused += 1;
-            f.next_unused - 1
-        } else {
+        if f.live >= MAX_SIGNALS {
             return None;
         }
+        // At most MAX_SIGNALS slots are live, so a dead one is found within
+        // MAX_SIGNALS + 1 steps.
+        let mut idx = f.next;
+        while slot_unchecked(a, idx).live.load(Ordering::Acquire) != 0 {
+            idx = (idx + 1) % ARENA_SLOTS;
+        }
+        let leaving = f.next / SLOTS_PER_PAGE;
+        f.next = (idx + 1) % ARENA_SLOTS;
+        f.live += 1;
+        f.per_page[idx / SLOTS_PER_PAGE] += 1;
+        if leaving != idx / SLOTS_PER_PAGE {
+            give_back_if_empty(a, &f, leaving);
+        }
+        // Initialised under the lock: another `create` must not pick the
+        // same dead slot before it is marked live.
+        let s = slot_unchecked(a, idx);
+        s.kind.store(amd_signal_kind::USER, Ordering::Relaxed);
+        s.value.store(initial, Ordering::Relaxed);
+        s.start_ts.store(0, Ordering::Relaxed);
+        s.end_ts.store(0, Ordering::Relaxed);
+        s.queue_ptr.store(0, Ordering::Relaxed);
+        s.doorbell_queue.store(0, Ordering::Relaxed);
+        // Release: a thread that sees live == 1 also sees the initialised fields.
+        s.live.store(1, Ordering::Release);
+        idx
     };
     let handle = (a.base + idx * SLOT) as u64;
-    let s = slot_unchecked(a, idx);
-    s.kind.store(amd_signal_kind::USER, Ordering::Relaxed);
-    s.value.store(initial, Ordering::Relaxed);
-    s.start_ts.store(0, Ordering::Relaxed);
-    s.end_ts.store(0, Ordering::Relaxed);
-    s.doorbell_queue.store(0, Ordering::Relaxed);
-    // Release: a thread that sees live == 1 also sees the initialised fields.
-    s.live.store(1, Ordering::Release);
     Some(handle)
 }
 
@@ -156,6 +184,9 @@ pub fn destroy(handle: u64) -> bool {
     let Some(idx) = index_of(a, handle) else {
         return false;
     };
+    // Under the arena lock, so `create` cannot hand the slot out again
+    // between its death and the clearing of its fields.
+    let mut f = a.free.lock().unwrap_or_else(|e| e.into_inner());
     let s = slot_unchecked(a, idx);
     if s.live
         .compare_exchange(1, 0, Ordering::AcqRel, Ordering::Acquire)
@@ -165,27 +196,43 @@ pub fn destroy(handle: u64) -> bool {
     }
     s.doorbell_queue.store(0, Ordering::Relaxed);
     s.kind.store(amd_signal_kind::INVALID, Ordering::Relaxed);
-    a.free
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .recycled
-        .push(idx);
+    f.live -= 1;
+    let page = idx / SLOTS_PER_PAGE;
+    f.per_page[page] -= 1;
+    if page != f.next / SLOTS_PER_PAGE {
+        give_back_if_empty(a, &f, page);
+    }
     true
+}
+
+/// Return the pages of arena page `page` to the kernel when none of its
+/// slots is live and the cursor is elsewhere (called with the lock held, so
+/// no `create` is writing into it).
+fn give_back_if_empty(a: &Arena, f: &Cursor, page: usize) {
+    if f.per_page[page] == 0 {
+        // SAFETY: the page lies inside the arena mapping (page < ARENA_SLOTS /
+        // SLOTS_PER_PAGE) and holds only dead slots. Slots are atomics for
+        // which all-zero bytes are a valid dead slot, which is what the page
+        // reads as afterwards; references into it stay valid (the mapping
+        // stays), and a late access by a holder of a stale handle only sees a
+        // dead slot or faults a fresh zero page back in.
+        unsafe { sys::discard((a.base + page * PAGE) as *mut u8, PAGE) };
+    }
 }
 
 fn index_of(a: &Arena, handle: u64) -> Option<usize> {
     let h = handle as usize;
     let off = h.checked_sub(a.base)?;
-    if off % SLOT != 0 || off / SLOT >= MAX_SIGNALS {
+    if off % SLOT != 0 || off / SLOT >= ARENA_SLOTS {
         return None;
     }
     Some(off / SLOT)
 }
 
 fn slot_unchecked(a: &Arena, idx: usize) -> &'static SignalSlot {
-    debug_assert!(idx < MAX_SIGNALS);
-    // SAFETY: the arena is a read-write mapping of MAX_SIGNALS * SLOT bytes that
-    // is never unmapped, so the reference may be 'static. `idx < MAX_SIGNALS`
+    debug_assert!(idx < ARENA_SLOTS);
+    // SAFETY: the arena is a read-write mapping of ARENA_SLOTS * SLOT bytes that
+    // is never unmapped, so the reference may be 'static. `idx < ARENA_SLOTS`
     // (checked by every caller), the mapping is page aligned and SLOT is a
     // multiple of SignalSlot's alignment, so the pointer is in bounds and aligned.
     // SignalSlot is made only of atomics and padding, for which all-zero bytes
@@ -253,4 +300,64 @@ pub fn complete(s: &SignalSlot, end_ns: u64) {
     s.end_ts.store(end_ns, Ordering::Relaxed);
     s.value.fetch_sub(1, Ordering::Release);
     notify_change();
+}
+
+/// What a signal load (or exchange) returns when it cannot read a live
+/// signal: a forged, destroyed or null handle, a missing real function, an
+/// internal error. The countdown convention HIP and HSA programs use reads a
+/// signal as complete at 0 (or below 1), so an error must never read as 0:
+/// it is `i64::MAX`, which no completion reaches.
+pub const ERROR_VALUE: i64 = i64::MAX;
+
+/// What a wait returns when it cannot wait on a live signal: a value that
+/// does not satisfy `cond` against `compare`, so the caller's own re-check
+/// (the HSA rule) sees the wait as not satisfied. The one condition no value
+/// fails, `GTE i64::MIN`, gets `i64::MIN` (documented in DESIGN.md).
+pub fn refused_wait_value(cond: SignalCondition, compare: i64) -> i64 {
+    match cond {
+        SignalCondition::EQ => compare.wrapping_add(1),
+        SignalCondition::NE | SignalCondition::LT => compare,
+        SignalCondition::GTE => compare.saturating_sub(1),
+        _ => ERROR_VALUE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_destroyed_signals_handle_stays_dead_while_newer_signals_are_made() {
+        let old = create(5).unwrap();
+        assert!(destroy(old));
+        assert!(lookup(old).is_none());
+        let mut made = Vec::new();
+        for _ in 0..1000 {
+            let h = create(1).unwrap();
+            assert_ne!(h, old, "the stale handle came back as a new signal");
+            made.push(h);
+        }
+        assert!(lookup(old).is_none(), "the stale handle reads as live");
+        assert!(!destroy(old), "a stale handle destroyed a newer signal");
+        for h in made {
+            assert!(destroy(h));
+        }
+    }
+
+    #[test]
+    fn a_refused_wait_value_never_satisfies_its_condition() {
+        for cond in [
+            SignalCondition::EQ,
+            SignalCondition::NE,
+            SignalCondition::LT,
+            SignalCondition::GTE,
+        ] {
+            for compare in [0, 1, -1, 7, i64::MAX, i64::MIN + 1] {
+                let v = refused_wait_value(cond, compare);
+                assert!(!satisfied(cond, v, compare), "{cond:?} {compare} {v}");
+            }
+        }
+        assert!(!satisfied(SignalCondition::LT, ERROR_VALUE, 1));
+        assert_ne!(ERROR_VALUE, 0);
+    }
 }

@@ -1,5 +1,6 @@
 //! Thin, argued wrappers over the few syscalls the runtime needs: a monotonic
 //! clock, futex wait/wake, anonymous mappings, the thread id.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::atomic::AtomicU32;
 
@@ -108,6 +109,21 @@ pub unsafe fn unmap(ptr: *mut u8, len: usize) {
     unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
 }
 
+/// Give the pages of `ptr..ptr+len` back to the kernel (`MADV_DONTNEED`):
+/// they read as zeros afterwards and are backed again when touched.
+///
+/// # Safety
+/// The range must lie inside a private anonymous mapping of ours, and
+/// all-zero bytes must be a valid value for everything stored there (any
+/// reference into it keeps pointing at mapped memory, whose contents become
+/// zero as if another thread had written them, so only atomics or data no
+/// reference is held to may live there).
+pub unsafe fn discard(ptr: *mut u8, len: usize) {
+    // SAFETY: per the contract, the range is our own anonymous mapping and
+    // zero-filling it breaks no Rust invariant.
+    unsafe { libc::madvise(ptr as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+}
+
 /// The process id.
 pub fn getpid() -> u32 {
     std::process::id()
@@ -135,11 +151,17 @@ pub fn reserve(len: usize) -> Option<*mut u8> {
     }
 }
 
-/// Release a reservation made by [`reserve`].
-pub fn release(ptr: *mut u8, len: usize) {
-    // SAFETY: `ptr`/`len` name a PROT_NONE reservation from `reserve`; nothing
-    // can have a reference into inaccessible memory, so unmapping it cannot
-    // invalidate any Rust reference.
+/// Release (part of) a reservation made by [`reserve`].
+///
+/// # Safety
+/// `ptr..ptr+len` must lie inside reservations of ours (from [`reserve`],
+/// possibly mapped over by [`map_fd_fixed`]) that nothing uses any more: no
+/// Rust reference points into it and no other part of SoftGPU will hand the
+/// range out or map over it afterwards. (`munmap` of an arbitrary range
+/// would unmap memory Rust or the program still uses.)
+pub unsafe fn release(ptr: *mut u8, len: usize) {
+    // SAFETY: the caller guarantees the range is a reservation of ours that
+    // nothing references; unmapping it invalidates nothing in use.
     unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
 }
 
@@ -152,15 +174,22 @@ pub fn memfd(size: u64) -> Option<i32> {
     }
     // SAFETY: `fd` is the descriptor just created and owned here.
     if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
-        close(fd);
+        // SAFETY: `fd` was created above, is owned only here and is not used again.
+        unsafe { close(fd) };
         return None;
     }
     Some(fd)
 }
 
 /// Close a descriptor SoftGPU owns.
-pub fn close(fd: i32) {
-    // SAFETY: callers pass only descriptors they created and still own.
+///
+/// # Safety
+/// `fd` must be a descriptor SoftGPU created (or duplicated) and still owns,
+/// and nothing may use it afterwards: closing a descriptor someone else owns
+/// (the program's, the capture file's) would let its number be reused under
+/// them (I/O safety).
+pub unsafe fn close(fd: i32) {
+    // SAFETY: per the contract, `fd` is ours and unused after this.
     unsafe { libc::close(fd) };
 }
 
@@ -190,11 +219,12 @@ fn prot(permissions: u32) -> i32 {
 
 /// Map `fd` at the fixed address `va`.
 ///
-/// Callers guarantee `va..va+len` lies inside one of SoftGPU's own
-/// reservations (`runtime::vmem` checks it), so MAP_FIXED replaces only
-/// memory SoftGPU reserved and no Rust reference points into.
-pub fn map_fd_fixed(va: u64, len: usize, fd: i32, offset: u64, permissions: u32) -> bool {
-    // SAFETY: see the function contract: the range is SoftGPU's reservation
+/// # Safety
+/// `va..va+len` must lie inside one of SoftGPU's own reservations
+/// (`runtime::vmem` checks it), so MAP_FIXED replaces only memory SoftGPU
+/// reserved and no Rust reference points into.
+pub unsafe fn map_fd_fixed(va: u64, len: usize, fd: i32, offset: u64, permissions: u32) -> bool {
+    // SAFETY: the function's contract: the range is SoftGPU's reservation
     // (PROT_NONE or a previous vmem mapping), never memory Rust references.
     let p = unsafe {
         libc::mmap(
@@ -210,8 +240,12 @@ pub fn map_fd_fixed(va: u64, len: usize, fd: i32, offset: u64, permissions: u32)
 }
 
 /// Turn `va..va+len` (inside a SoftGPU reservation) back into an inaccessible reservation.
-pub fn reserve_fixed(va: u64, len: usize) -> bool {
-    // SAFETY: as for `map_fd_fixed`: the caller checked the range is ours.
+///
+/// # Safety
+/// As for [`map_fd_fixed`]: the range lies inside a reservation of ours that
+/// no Rust reference points into.
+pub unsafe fn reserve_fixed(va: u64, len: usize) -> bool {
+    // SAFETY: the function's contract: the range is ours and unreferenced.
     let p = unsafe {
         libc::mmap(
             va as *mut libc::c_void,
@@ -226,8 +260,31 @@ pub fn reserve_fixed(va: u64, len: usize) -> bool {
 }
 
 /// Change the protection of a vmem mapping (inside a SoftGPU reservation).
-pub fn protect(va: u64, len: usize, permissions: u32) -> bool {
-    // SAFETY: the caller checked the range is one of SoftGPU's vmem mappings;
-    // no Rust reference points into it.
+///
+/// # Safety
+/// The range must be one of SoftGPU's vmem mappings, which no Rust reference
+/// points into (taking access away from memory Rust reads would fault).
+pub unsafe fn protect(va: u64, len: usize, permissions: u32) -> bool {
+    // SAFETY: the function's contract: a vmem mapping no Rust reference uses.
     unsafe { libc::mprotect(va as *mut libc::c_void, len, prot(permissions)) == 0 }
+}
+
+/// Registers `hook` to run at process exit (`atexit`). False if the C library
+/// refused. Sound for any `extern "C" fn()`: the shim is never unloaded, so
+/// the function stays mapped for the life of the process.
+pub fn at_exit(hook: extern "C" fn()) -> bool {
+    // SAFETY: `hook` is a plain function with no arguments and no
+    // preconditions, mapped for the life of the process (see above).
+    unsafe { libc::atexit(hook) == 0 }
+}
+
+/// Registers `hook` as a child-side `fork` handler (`pthread_atfork` with no
+/// prepare or parent handler). False if the C library refused. The hook runs
+/// in the child right after `fork`, where only async-signal-safe work is
+/// allowed: that is the hook's obligation (it is safe code; the runtime's
+/// hook only stores to atomics and replaces a mapping with one `mmap`).
+pub fn in_fork_child(hook: extern "C" fn()) -> bool {
+    // SAFETY: null prepare and parent handlers are allowed; `hook` is a plain
+    // function mapped for the life of the process.
+    unsafe { libc::pthread_atfork(None, None, Some(hook)) == 0 }
 }

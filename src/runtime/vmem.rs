@@ -4,6 +4,7 @@
 //! are duplicated file descriptors. Every address operation is checked
 //! against SoftGPU's own reservations first, so a bad address can never make
 //! a fixed mapping clobber the program's memory.
+#![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -65,11 +66,14 @@ pub fn reserve(size: u64, align: u64) -> Result<u64, VmemError> {
     let p = sys::reserve(total as usize).ok_or(VmemError::OutOfResources)? as u64;
     let base = p.next_multiple_of(align);
     if base > p {
-        sys::release(p as *mut u8, (base - p) as usize);
+        // SAFETY: the range is the unaligned head of the reservation just
+        // made here, outside `base..base+len`, not known to anything else.
+        unsafe { sys::release(p as *mut u8, (base - p) as usize) };
     }
     let end = base + len;
     if p + total > end {
-        sys::release(end as *mut u8, (p + total - end) as usize);
+        // SAFETY: as above.
+        unsafe { sys::release(end as *mut u8, (p + total - end) as usize) };
     }
     with(|s| s.reservations.insert(base, len));
     Ok(base)
@@ -85,7 +89,10 @@ pub fn free(va: u64, size: u64) -> Result<(), VmemError> {
             return Err(VmemError::InvalidArgument); // still mapped
         }
         s.reservations.remove(&va);
-        sys::release(va as *mut u8, len as usize);
+        // SAFETY: `va..va+len` is exactly a reservation of ours (just removed
+        // from the table under its lock) with nothing mapped in it; no Rust
+        // reference points into vmem reservations.
+        unsafe { sys::release(va as *mut u8, len as usize) };
         Ok(())
     })
 }
@@ -116,7 +123,10 @@ pub fn handle_release(h: u64) -> Result<(), VmemError> {
             .and_then(|i| s.handles.get_mut(i))
             .ok_or(VmemError::InvalidArgument)?;
         let p = slot.take().ok_or(VmemError::InvalidArgument)?;
-        sys::close(p.fd);
+        // SAFETY: the descriptor was created or duplicated by this module for
+        // this handle, which was just taken out of the table, so nothing uses
+        // it again. (A mapping of it stays valid after the close.)
+        unsafe { sys::close(p.fd) };
         Ok(())
     })
 }
@@ -146,7 +156,8 @@ pub fn map(va: u64, size: u64, offset: u64, h: u64) -> Result<(), VmemError> {
             return Err(VmemError::InvalidArgument);
         }
         // Mapped but not yet accessible: access comes with set_access, as in ROCr.
-        if !sys::map_fd_fixed(va, size as usize, p.fd, offset, 0) {
+        // SAFETY: the range was checked to lie inside one of our reservations.
+        if !unsafe { sys::map_fd_fixed(va, size as usize, p.fd, offset, 0) } {
             return Err(VmemError::OutOfResources);
         }
         s.mappings.insert(va, (size, h, 0));
@@ -161,7 +172,8 @@ pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
             return Err(VmemError::InvalidArgument);
         }
         // Back to an inaccessible reservation.
-        if !sys::reserve_fixed(va, len as usize) {
+        // SAFETY: `va..va+len` is exactly one of our vmem mappings (table entry).
+        if !unsafe { sys::reserve_fixed(va, len as usize) } {
             return Err(VmemError::OutOfResources);
         }
         s.mappings.remove(&va);
@@ -177,7 +189,8 @@ pub fn set_access(va: u64, size: u64, permissions: u32) -> Result<(), VmemError>
         if size != entry.0 || permissions > 3 {
             return Err(VmemError::InvalidArgument);
         }
-        if !sys::protect(va, size as usize, permissions) {
+        // SAFETY: `va..va+size` is exactly one of our vmem mappings (table entry).
+        if !unsafe { sys::protect(va, size as usize, permissions) } {
             return Err(VmemError::OutOfResources);
         }
         entry.2 = permissions;

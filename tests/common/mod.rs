@@ -14,28 +14,120 @@ pub fn cli() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_softgpu"))
 }
 
-/// The shim built with the CLI. `cargo build` copies it to
-/// `<profile>/libsoftgpu_hsa.so`, but `cargo test` rebuilds only
-/// `<profile>/deps/libsoftgpu_hsa.so` and does not copy it up, so the newer of
-/// the two is the one built from the current sources.
+/// The environment variable that names the shim the tests load, overriding
+/// the choice below.
+pub const SHIM_VAR: &str = "SOFTGPU_TEST_SHIM";
+
+/// The shim the tests load: `$SOFTGPU_TEST_SHIM` when set, else the one this
+/// test run built. Cargo builds the library, its `cdylib` included, before it
+/// runs any integration test, into `<profile>/deps/libsoftgpu_hsa.so`; that
+/// file is the build of the current sources with this run's profile and
+/// features. `cargo build` also leaves a copy in `<profile>/`, which
+/// `cargo test` does not update, so it may be stale or built with other
+/// features: the harness never picks between the two by time stamp, and never
+/// loads another profile's build. Without the variable and without this run's
+/// build it fails, saying what to build or how to choose.
 pub fn shim() -> PathBuf {
+    static CHOSEN: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    match CHOSEN.get_or_init(choose_shim) {
+        Ok(p) => p.clone(),
+        Err(why) => panic!("{why}"),
+    }
+}
+
+fn choose_shim() -> Result<PathBuf, String> {
     let cli = cli();
-    let dir = cli.parent().expect("the CLI path has a directory");
-    [
-        dir.join("libsoftgpu_hsa.so"),
-        dir.join("deps/libsoftgpu_hsa.so"),
-    ]
-    .into_iter()
-    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-    .max()
-    .map(|(_, p)| p)
-    .unwrap_or_else(|| {
-        panic!(
-            "the shim libsoftgpu_hsa.so is not in {} (nor in deps/): run `cargo build --release` \
-                 first (./scripts/test does), then `cargo test --release`",
+    let dir = cli
+        .parent()
+        .ok_or_else(|| format!("the CLI path {} has no directory", cli.display()))?;
+    choose_shim_in(dir, std::env::var_os(SHIM_VAR).map(PathBuf::from))
+}
+
+/// [`shim`]'s choice in the profile directory `dir`, with `chosen` the value
+/// of `$SOFTGPU_TEST_SHIM` (tested by `tests/harness.rs`).
+pub fn choose_shim_in(dir: &Path, chosen: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(p) = chosen {
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("{SHIM_VAR}={} is not a file", p.display()))
+        };
+    }
+    let profile = dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let build = if profile == "release" {
+        "cargo test --release"
+    } else {
+        "cargo test"
+    };
+    let deps = dir.join("deps/libsoftgpu_hsa.so");
+    if deps.is_file() {
+        return Ok(deps);
+    }
+    let top = dir.join("libsoftgpu_hsa.so");
+    Err(if top.is_file() {
+        format!(
+            "this test run built no shim ({} is missing); {} is there but may be stale or \
+             another build's, and the harness does not guess: run the tests with `{build}`, \
+             or set {SHIM_VAR}=PATH to choose a shim",
+            deps.display(),
+            top.display()
+        )
+    } else {
+        format!(
+            "the shim libsoftgpu_hsa.so is not in {} (nor in deps/): run the tests with \
+             `{build}` (./scripts/test does), or set {SHIM_VAR}=PATH",
             dir.display()
         )
     })
+}
+
+/// How [`wait_within`] ends a child that overran its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kill {
+    /// The child alone.
+    Child,
+    /// The child's whole process group (the child was started with
+    /// `process_group(0)`, so whatever it forked goes too).
+    Group,
+}
+
+/// Waits for `child` until `deadline` has passed; then kills it (and, with
+/// [`Kill::Group`], its process group) and returns `None`. The one
+/// run-with-deadline loop of the suite: a hang fails the test that saw it
+/// instead of hanging the suite. Not a timing assertion: deadlines are
+/// generous.
+pub fn wait_within(
+    child: &mut std::process::Child,
+    deadline: std::time::Duration,
+    kill: Kill,
+) -> Option<std::process::ExitStatus> {
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) => {}
+            Err(e) => panic!("waiting for process {}: {e}", child.id()),
+        }
+        if start.elapsed() >= deadline {
+            if kill == Kill::Group {
+                kill_group(child.id());
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// SIGKILL to every process of the group `pgid`.
+pub fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 /// The two HIP versions the suite runs on.
@@ -93,17 +185,8 @@ pub fn output_within(
         let _ = err.read_to_end(&mut v);
         v
     });
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("try_wait") {
-            break s;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {deadline:?}: it hung (killed)");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let Some(status) = wait_within(&mut child, deadline, Kill::Child) else {
+        panic!("{what}: still running after {deadline:?}: it hung (killed)");
     };
     std::process::Output {
         status,
@@ -241,12 +324,4 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
         }
     }
     out
-}
-
-/// SIGKILL to every process of group `pgid`.
-pub fn kill_group(pgid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(std::process::Stdio::null())
-        .status();
 }

@@ -1,0 +1,311 @@
+//! Memory pools and regions: attributes, allocation, access and registration.
+
+#![allow(unsafe_code)]
+
+use super::*;
+
+pub(super) type PoolCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
+
+pub(super) fn pool_of(rt: &runtime::Runtime, h: u64) -> Result<PoolKind, HsaStatus> {
+    rt.topo.pool(h).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)
+}
+
+pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
+    agent: HsaAgent,
+    cb: Option<PoolCb>,
+    data: *mut c_void,
+) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        return call_real!(hsa_amd_agent_iterate_memory_pools(agent, cb, data))
+            .unwrap_or(HsaStatus::ERROR.0);
+    }
+    status("hsa_amd_agent_iterate_memory_pools", || {
+        let rt = rt()?;
+        let a = agent_of(rt, agent)?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let pools: Vec<u64> = rt
+            .topo
+            .pools_of(a)
+            .into_iter()
+            .map(|p| rt.topo.pool_handle(p))
+            .collect();
+        // SAFETY: program callback with a valid pool handle and its own data.
+        iterate(pools, |h| unsafe { cb(h, data) })
+    })
+}
+
+/// Regions are the pools seen through the older API; an agent sees its own
+/// and the system's, as in ROCr.
+pub unsafe extern "C" fn hsa_agent_iterate_regions(
+    agent: HsaAgent,
+    cb: Option<PoolCb>,
+    data: *mut c_void,
+) -> u32 {
+    status("hsa_agent_iterate_regions", || {
+        let rt = rt()?;
+        let a = agent_of(rt, agent)?;
+        let cb = cb.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        let regions: Vec<u64> = rt
+            .topo
+            .regions_of(a)
+            .into_iter()
+            .map(|p| rt.topo.pool_handle(p))
+            .collect();
+        // SAFETY: program callback with a valid region handle and its own data.
+        iterate(regions, |h| unsafe { cb(h, data) })
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
+    pool: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_pool_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
+    status("hsa_amd_memory_pool_get_info", || {
+        amd_memory_pool_get_info(pool, attr, out)
+    })
+}
+
+/// The body of `hsa_amd_memory_pool_get_info`, over its converted arguments.
+fn amd_memory_pool_get_info(pool: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let p = pool_of(rt, pool)?;
+    let r = rt.topo.pool_info(p, PoolInfo(attr));
+    info_result("hsa_amd_memory_pool_get_info", attr, r, out)
+}
+
+pub unsafe extern "C" fn hsa_region_get_info(region: u64, attr: u32, out: *mut c_void) -> u32 {
+    // SAFETY: the HSA contract of hsa_region_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
+    status("hsa_region_get_info", || region_get_info(region, attr, out))
+}
+
+/// The body of `hsa_region_get_info`, over its converted arguments.
+fn region_get_info(region: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let p = rt
+        .topo
+        .pool(region)
+        .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+    let r = rt.topo.region_info(p, RegionInfo(attr));
+    info_result("hsa_region_get_info", attr, r, out)
+}
+
+pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
+    agent: HsaAgent,
+    pool: u64,
+    attr: u32,
+    out: *mut c_void,
+) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_agent_memory_pool_get_info: `out` is null or sized by
+    // the caller for the attribute's C type, for the duration of the call.
+    let out = unsafe { InfoOut::from_raw(out) };
+    status("hsa_amd_agent_memory_pool_get_info", || {
+        amd_agent_memory_pool_get_info(agent, pool, attr, out)
+    })
+}
+
+/// The body of `hsa_amd_agent_memory_pool_get_info`, over its converted arguments.
+fn amd_agent_memory_pool_get_info(agent: HsaAgent, pool: u64, attr: u32, out: InfoOut<'_>) -> R {
+    let rt = rt()?;
+    let a = agent_of(rt, agent)?;
+    let p = pool_of(rt, pool)?;
+    let r = rt.topo.agent_pool_info(a, p, AgentPoolInfo(attr));
+    info_result("hsa_amd_agent_memory_pool_get_info", attr, r, out)
+}
+
+pub(super) fn allocate_in(
+    rt: &runtime::Runtime,
+    p: PoolKind,
+    size: usize,
+    out: Out<'_, *mut c_void>,
+) -> R {
+    if out.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    let max = match rt.topo.pool_alloc_max(p) {
+        0 => return Err(HsaStatus::ERROR_INVALID_ALLOCATION),
+        m => m,
+    };
+    match memory::allocate(size, p, max) {
+        Ok(ptr) => out.write(ptr as *mut c_void),
+        Err(memory::AllocError::ZeroSize) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
+        Err(memory::AllocError::TooLarge) => Err(HsaStatus::ERROR_INVALID_ALLOCATION),
+        Err(memory::AllocError::OutOfMemory) => Err(HsaStatus::ERROR_OUT_OF_RESOURCES),
+    }
+}
+
+pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
+    pool: u64,
+    size: usize,
+    _flags: u32,
+    out: *mut *mut c_void,
+) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_memory_pool_allocate: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
+    status("hsa_amd_memory_pool_allocate", || {
+        amd_memory_pool_allocate(pool, size, out)
+    })
+}
+
+/// The body of `hsa_amd_memory_pool_allocate`, over its converted arguments.
+fn amd_memory_pool_allocate(pool: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
+    let rt = rt()?;
+    let p = pool_of(rt, pool)?;
+    allocate_in(rt, p, size, out)
+}
+
+pub unsafe extern "C" fn hsa_memory_allocate(
+    region: u64,
+    size: usize,
+    out: *mut *mut c_void,
+) -> u32 {
+    // SAFETY: the HSA contract of hsa_memory_allocate: `out` is null or points to
+    // writable storage for one pointer, for the duration of the call.
+    let out = unsafe { Out::from_raw(out) };
+    status("hsa_memory_allocate", || memory_allocate(region, size, out))
+}
+
+/// The body of `hsa_memory_allocate`, over its converted arguments.
+fn memory_allocate(region: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
+    let rt = rt()?;
+    let p = rt
+        .topo
+        .pool(region)
+        .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
+    allocate_in(rt, p, size, out)
+}
+
+pub(super) fn free_ptr(ptr: *mut c_void) -> R {
+    if ptr.is_null() {
+        return Ok(());
+    }
+    // Records still in a capture ring may carry this address as a kernarg; let
+    // the writer classify them (as SoftGPU memory) before the memory goes.
+    if let Ok(rt) = runtime::get() {
+        if let Some(c) = &rt.capture {
+            if memory::owns(ptr as u64) {
+                c.drain();
+            }
+        }
+    }
+    if memory::free(ptr as usize) {
+        Ok(())
+    } else {
+        tracing::warn!("softgpu: free of {ptr:p}, which SoftGPU did not allocate");
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    }
+}
+
+pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> u32 {
+    status("hsa_amd_memory_pool_free", || free_ptr(ptr))
+}
+
+pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
+    status("hsa_memory_free", || free_ptr(ptr))
+}
+
+/// Every pool is host memory, visible to every agent: access grants are
+/// checked and then have nothing to change.
+pub unsafe extern "C" fn hsa_amd_agents_allow_access(
+    n: u32,
+    agents: *const HsaAgent,
+    _flags: *const u32,
+    ptr: *const c_void,
+) -> u32 {
+    // SAFETY: the HSA contract of hsa_amd_agents_allow_access: `agents` is
+    // null or an array of `n` agents, read during the call only.
+    let agents = unsafe { InSlice::from_raw(agents, n as usize) };
+    status("hsa_amd_agents_allow_access", || {
+        amd_agents_allow_access(agents, ptr)
+    })
+}
+
+/// The body of `hsa_amd_agents_allow_access`, over its converted arguments.
+fn amd_agents_allow_access(agents: InSlice<'_, HsaAgent>, ptr: *const c_void) -> R {
+    let rt = rt()?;
+    if agents.is_empty() || agents.is_null() || ptr.is_null() {
+        return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+    }
+    for a in agents.iter() {
+        agent_of(rt, a)?;
+    }
+    Ok(())
+}
+
+/// Registration pins host memory for a device; host memory needs no pinning here.
+pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
+    status("hsa_memory_register", || memory_register(ptr, size))
+}
+
+/// The body of `hsa_memory_register`, over its converted arguments.
+fn memory_register(ptr: *mut c_void, size: usize) -> R {
+    rt()?;
+    if ptr.is_null() || size == 0 {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
+}
+
+pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
+    status("hsa_memory_deregister", || memory_deregister(ptr))
+}
+
+/// The body of `hsa_memory_deregister`, over its converted arguments.
+fn memory_deregister(ptr: *mut c_void) -> R {
+    rt()?;
+    if ptr.is_null() {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
+}
+
+pub unsafe extern "C" fn hsa_memory_assign_agent(
+    ptr: *mut c_void,
+    agent: HsaAgent,
+    _access: u32,
+) -> u32 {
+    status("hsa_memory_assign_agent", || {
+        memory_assign_agent(ptr, agent)
+    })
+}
+
+/// The body of `hsa_memory_assign_agent`, over its converted arguments.
+fn memory_assign_agent(ptr: *mut c_void, agent: HsaAgent) -> R {
+    let rt = rt()?;
+    agent_of(rt, agent)?;
+    if ptr.is_null() {
+        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+    } else {
+        Ok(())
+    }
+}
+
+/// A copy the runtime performs itself: the bytes really move (host memcpy).
+pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
+    status("hsa_memory_copy", || {
+        rt()?;
+        if size == 0 {
+            return Ok(());
+        }
+        if dst.is_null() || src.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        // Agent addresses of locked memory are inaccessible reservations:
+        // `copy_now` translates them back to the host pages first.
+        let rect = runtime::copies::Rect::linear(dst as u64, src as u64, size as u64);
+        // SAFETY: HSA requires both ranges to be valid for `size` bytes, as
+        // host memory or as agent addresses of locked memory, which
+        // `copy_now` translates (copy_now's contract).
+        unsafe { runtime::copies::copy_now(&rect) };
+        Ok(())
+    })
+}
