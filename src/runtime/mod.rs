@@ -261,7 +261,20 @@ fn build() -> Result<Runtime, HsaStatus> {
             }
         });
         match CaptureWriter::create(path, header, classify) {
-            Ok(w) => Some(w),
+            Ok(w) => {
+                // Every global_buffer argument of a captured block, checked
+                // against this runtime's allocations (on the writer thread;
+                // frees drain the writer first, so a record is checked
+                // against the allocations as they were at its dispatch).
+                w.set_arg_checker(Box::new(|input| {
+                    let Some(k) = executables::arg_sources(input.kernel_object) else {
+                        return Vec::new();
+                    };
+                    let d = crate::kernargs::decode(input.block, &k.metadata, k.sources.sources());
+                    crate::kernargs::check_arguments(&memory::ShimAllocations, 0, &d)
+                }));
+                Some(w)
+            }
             Err(e) => {
                 eprintln!(
                     "softgpu: cannot create capture file {}: {e}; capture disabled",

@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize
 use std::sync::{Mutex, OnceLock};
 
 use super::signals::{self, SignalSlot};
-use super::sys;
+use super::{memory, sys};
 use crate::abi::{AmdQueue, PacketType};
 use crate::aql::{
     DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
 };
-use crate::capture::QueueProducer;
+use crate::capture::{KernargSubmit, QueueProducer, Unreadable};
 use crate::lifecycle;
 use crate::real;
 
@@ -214,6 +214,7 @@ struct DrainSide {
     producer: Option<QueueProducer>,
     counts: Counts,
     ring: Option<Ring>,
+    kernarg_range: memory::KernargRange,
 }
 
 /// A queue owned by the virtual runtime.
@@ -338,6 +339,7 @@ pub fn create(
         producer,
         counts: Counts::default(),
         ring: Some(ring),
+        kernarg_range: memory::KernargRange::default(),
     };
     let q: &'static VirtualQueue = match c.idle.pop() {
         Some(q) => {
@@ -553,13 +555,62 @@ impl SignalOps for RuntimeSignals {
     }
 }
 
-struct Sink<'a> {
+struct Sink<'a, 'k> {
     producer: Option<&'a mut QueueProducer>,
     counts: &'a mut Counts,
     tid: u32,
+    /// The queue's kernel cache, for each dispatch's kernarg segment size.
+    kernels: &'a std::cell::RefCell<&'k mut KernelCache>,
+    /// The allocation the queue's kernargs were last found in.
+    kernarg_range: &'a mut memory::KernargRange,
 }
 
-impl RecordSink for Sink<'_> {
+impl Sink<'_, '_> {
+    /// The dispatch's kernarg bytes, copied now (before its completion is
+    /// signalled), from memory this runtime allocated only, into `buf`.
+    #[inline]
+    fn kernarg<'b>(
+        &mut self,
+        rec: &PacketRecord,
+        buf: &'b mut [u8; crate::capture::KERNARG_BOUND],
+    ) -> Option<KernargSubmit<'b>> {
+        use crate::abi::packet_offset as po;
+        use crate::aql::KernelTable;
+        if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH {
+            return None;
+        }
+        if lifecycle::intercepting() {
+            // The kernarg memory is the real runtime's; its pools are not
+            // tracked here yet.
+            return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported));
+        }
+        let word = |at: usize| u64::from_le_bytes(rec.raw[at..at + 8].try_into().unwrap_or([0; 8]));
+        let (ko, addr) = (word(po::KERNEL_OBJECT), word(po::KERNARG_ADDRESS));
+        let size = match self.kernels.lookup(ko) {
+            crate::aql::KernelLookup::Known(k) => u64::from(k.kernarg_size),
+            _ => return Some(KernargSubmit::Unreadable(Unreadable::UnknownKernel)),
+        };
+        if size == 0 {
+            return Some(KernargSubmit::Bytes {
+                bytes: &[],
+                segment_size: 0,
+            });
+        }
+        if addr == 0 {
+            return Some(KernargSubmit::Unreadable(Unreadable::NullAddress));
+        }
+        let want = (size as usize).min(buf.len());
+        match memory::copy_kernarg(self.kernarg_range, addr, &mut buf[..want]) {
+            Ok(n) => Some(KernargSubmit::Bytes {
+                bytes: &buf[..n],
+                segment_size: size,
+            }),
+            Err(_) => Some(KernargSubmit::Unreadable(Unreadable::NotKnownReadable)),
+        }
+    }
+}
+
+impl RecordSink for Sink<'_, '_> {
     #[inline]
     fn record(&mut self, rec: &PacketRecord) {
         if crate::capture::is_barrier_packet(&rec.raw) {
@@ -571,11 +622,16 @@ impl RecordSink for Sink<'_> {
             self.counts.rejected += 1;
             log_reject(rec);
         }
-        if let Some(p) = self.producer.as_deref_mut() {
+        if self.producer.is_some() && !lifecycle::in_forked_child() {
             // A forked child has no writer thread and must never write into its
             // parent's capture: it stops capturing (counts still kept).
-            if !lifecycle::in_forked_child() {
-                p.push(rec);
+            let mut buf = [0u8; crate::capture::KERNARG_BOUND];
+            let k = self.kernarg(rec, &mut buf);
+            if let Some(p) = self.producer.as_deref_mut() {
+                match k {
+                    Some(k) => p.push_with_kernarg(rec, k),
+                    None => p.push(rec),
+                }
             }
         }
     }
@@ -641,12 +697,14 @@ impl VirtualQueue {
             u64::MAX
         };
         let stalls_before = side.state.stalls;
+        let kernels = std::cell::RefCell::new(kernels);
         let mut sink = Sink {
             producer: side.producer.as_mut(),
             counts: &mut side.counts,
             tid: sys::gettid(),
+            kernels: &kernels,
+            kernarg_range: &mut side.kernarg_range,
         };
-        let kernels = std::cell::RefCell::new(kernels);
         let outcome = ctx.processor.drain_with(
             &mut side.state,
             self.queue_id(),
