@@ -292,6 +292,7 @@ impl Observed {
                 if !crate::lifecycle::in_forked_child() {
                     if crate::abi::PacketType(raw[crate::abi::packet_offset::HEADER])
                         == crate::abi::PacketType::KERNEL_DISPATCH
+                        && crate::runtime::queues::kernarg_capture()
                     {
                         // The kernarg memory is the real runtime's; its pools
                         // are not tracked in observe mode yet.

@@ -207,6 +207,7 @@ fn build() -> Result<Runtime, HsaStatus> {
         );
     }
 
+    queues::set_kernarg_capture(config.kernargs);
     let capture_path = config.capture_path(pid);
     let capture = capture_path.as_ref().and_then(|path| {
         let agents = if mode == Mode::Virtual {

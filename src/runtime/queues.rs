@@ -555,6 +555,19 @@ impl SignalOps for RuntimeSignals {
     }
 }
 
+/// Whether dispatches' kernel arguments are captured (`SOFTGPU_KERNARGS`).
+static KERNARG_CAPTURE: AtomicBool = AtomicBool::new(true);
+
+/// Whether kernel-argument capture is on.
+pub fn kernarg_capture() -> bool {
+    KERNARG_CAPTURE.load(Ordering::Relaxed)
+}
+
+/// Turns kernel-argument capture on or off (at `hsa_init`).
+pub fn set_kernarg_capture(on: bool) {
+    KERNARG_CAPTURE.store(on, Ordering::Relaxed);
+}
+
 struct Sink<'a, 'k> {
     producer: Option<&'a mut QueueProducer>,
     counts: &'a mut Counts,
@@ -576,7 +589,9 @@ impl Sink<'_, '_> {
     ) -> Option<KernargSubmit<'b>> {
         use crate::abi::packet_offset as po;
         use crate::aql::KernelTable;
-        if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH {
+        if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
+            || !KERNARG_CAPTURE.load(Ordering::Relaxed)
+        {
             return None;
         }
         if lifecycle::intercepting() {
