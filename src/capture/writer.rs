@@ -550,6 +550,7 @@ impl CaptureWriter {
             next_block: 0,
             scratch: Vec::with_capacity(KERNARG_BOUND),
             key: Vec::with_capacity(KERNARG_BOUND + 1),
+            last_blob: [None, None],
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -913,6 +914,8 @@ struct WriterState {
     next_block: u64,
     scratch: Vec<u8>,
     key: Vec<u8>,
+    /// The last blob of each kind met (args, findings) and its id.
+    last_blob: [Option<(Vec<u8>, u64)>; 2],
 }
 
 impl WriterState {
@@ -1017,7 +1020,16 @@ impl WriterState {
         self.key.clear();
         self.key.push(blob_kind);
         self.key.extend_from_slice(bytes);
+        // A launch loop repeats its blocks: the last one of each kind is
+        // compared first, without hashing.
+        let slot = usize::from(blob_kind.min(1));
+        if let Some((k, id)) = &self.last_blob[slot] {
+            if *k == self.key {
+                return *id;
+            }
+        }
         if let Some(&id) = self.blocks.get(self.key.as_slice()) {
+            self.last_blob[slot] = Some((self.key.clone(), id));
             return id;
         }
         if self.interned_bytes + self.key.len() > MAX_INTERNED_BYTES {
@@ -1033,6 +1045,7 @@ impl WriterState {
         );
         self.interned_bytes += self.key.len();
         self.blocks.insert(self.key.clone().into_boxed_slice(), id);
+        self.last_blob[slot] = Some((self.key.clone(), id));
         id
     }
 

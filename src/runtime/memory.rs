@@ -26,9 +26,20 @@ static EVENTS: AtomicU64 = AtomicU64::new(0);
 /// Bumped by every free, before the memory goes: a kernarg reader's cached
 /// allocation is valid only while it is unchanged.
 static FREE_EPOCH: AtomicU64 = AtomicU64::new(0);
-/// Kernarg copies in progress on doorbell paths: a free waits until it is 0
-/// after bumping [`FREE_EPOCH`], so no copy ever reads freed memory.
-static READERS: AtomicU64 = AtomicU64::new(0);
+/// Kernarg copies in progress on doorbell paths, in shards (one cache line
+/// each, chosen by the caller, so queues on different threads do not share a
+/// line): a free waits until every shard is 0 after bumping [`FREE_EPOCH`],
+/// so no copy ever reads freed memory.
+#[repr(align(64))]
+struct Shard(AtomicU64);
+const SHARDS: usize = 16;
+static READERS: [Shard; SHARDS] = [const { Shard(AtomicU64::new(0)) }; SHARDS];
+
+/// The number of events (allocations and frees) so far: the allocation table
+/// is unchanged while it is.
+pub fn events() -> u64 {
+    EVENTS.load(Ordering::SeqCst)
+}
 
 /// A freed allocation, for naming use-after-free pointers.
 #[derive(Clone, Copy, Debug)]
@@ -125,13 +136,15 @@ pub fn free(ptr: usize) -> bool {
     // A kernarg copy that found this allocation before it left the registry
     // finishes before the memory goes (see `copy_kernarg`).
     FREE_EPOCH.fetch_add(1, Ordering::SeqCst);
-    let mut spins = 0u32;
-    while READERS.load(Ordering::SeqCst) != 0 {
-        spins += 1;
-        if spins < 64 {
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
+    for r in &READERS {
+        let mut spins = 0u32;
+        while r.0.load(Ordering::SeqCst) != 0 {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
     // SAFETY: `ptr` was returned by alloc_zeroed with exactly `a.layout` (the
@@ -142,13 +155,31 @@ pub fn free(ptr: usize) -> bool {
     true
 }
 
-/// A queue's cached kernarg allocation: `(base, size, free epoch)`.
+/// A queue's cached kernarg allocation: `(base, size, free epoch)`, and the
+/// buffer its blocks are copied into (allocated with the queue, so the
+/// doorbell path neither allocates nor clears one).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct KernargRange {
     base: u64,
     size: u64,
     epoch: u64,
     valid: bool,
+}
+
+/// A queue's kernarg copy state: the cached allocation and the buffer.
+#[derive(Debug)]
+pub struct KernargCopy {
+    pub range: KernargRange,
+    pub buf: Box<[u8; crate::capture::KERNARG_BOUND]>,
+}
+
+impl Default for KernargCopy {
+    fn default() -> Self {
+        KernargCopy {
+            range: KernargRange::default(),
+            buf: Box::new([0; crate::capture::KERNARG_BOUND]),
+        }
+    }
 }
 
 /// Why a kernarg block could not be copied.
@@ -164,10 +195,12 @@ pub enum KernargReadError {
 /// lock only when `cache` misses (another allocation, or a free since).
 pub fn copy_kernarg(
     cache: &mut KernargRange,
+    shard: usize,
     addr: u64,
     out: &mut [u8],
 ) -> Result<usize, KernargReadError> {
-    READERS.fetch_add(1, Ordering::SeqCst);
+    let readers = &READERS[shard % SHARDS].0;
+    readers.fetch_add(1, Ordering::SeqCst);
     let epoch = FREE_EPOCH.load(Ordering::SeqCst);
     let hit =
         cache.valid && cache.epoch == epoch && addr >= cache.base && addr < cache.base + cache.size;
@@ -182,7 +215,7 @@ pub fn copy_kernarg(
                 }
             }
             None => {
-                READERS.fetch_sub(1, Ordering::SeqCst);
+                readers.fetch_sub(1, Ordering::SeqCst);
                 return Err(KernargReadError::NotOurs);
             }
         }
@@ -198,7 +231,7 @@ pub fn copy_kernarg(
     // program may be writing the bytes concurrently (a racy program); a byte
     // copy of them is still only bytes.
     unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), n) };
-    READERS.fetch_sub(1, Ordering::SeqCst);
+    readers.fetch_sub(1, Ordering::SeqCst);
     Ok(n)
 }
 

@@ -214,7 +214,9 @@ struct DrainSide {
     producer: Option<QueueProducer>,
     counts: Counts,
     ring: Option<Ring>,
-    kernarg_range: memory::KernargRange,
+    /// Made with the queue (`None` only if it was taken: then the next
+    /// dispatch makes one).
+    kernarg: Option<Box<memory::KernargCopy>>,
 }
 
 /// A queue owned by the virtual runtime.
@@ -339,7 +341,7 @@ pub fn create(
         producer,
         counts: Counts::default(),
         ring: Some(ring),
-        kernarg_range: memory::KernargRange::default(),
+        kernarg: Some(Box::default()),
     };
     let q: &'static VirtualQueue = match c.idle.pop() {
         Some(q) => {
@@ -574,19 +576,17 @@ struct Sink<'a, 'k> {
     tid: u32,
     /// The queue's kernel cache, for each dispatch's kernarg segment size.
     kernels: &'a std::cell::RefCell<&'k mut KernelCache>,
-    /// The allocation the queue's kernargs were last found in.
-    kernarg_range: &'a mut memory::KernargRange,
+    /// The allocation the queue's kernargs were last found in, and the
+    /// buffer they are copied into.
+    kernarg: &'a mut memory::KernargCopy,
+    queue_id: u64,
 }
 
 impl Sink<'_, '_> {
     /// The dispatch's kernarg bytes, copied now (before its completion is
     /// signalled), from memory this runtime allocated only, into `buf`.
     #[inline]
-    fn kernarg<'b>(
-        &mut self,
-        rec: &PacketRecord,
-        buf: &'b mut [u8; crate::capture::KERNARG_BOUND],
-    ) -> Option<KernargSubmit<'b>> {
+    fn kernarg(&mut self, rec: &PacketRecord) -> Option<KernargSubmit<'_>> {
         use crate::abi::packet_offset as po;
         use crate::aql::KernelTable;
         if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
@@ -614,10 +614,16 @@ impl Sink<'_, '_> {
         if addr == 0 {
             return Some(KernargSubmit::Unreadable(Unreadable::NullAddress));
         }
-        let want = (size as usize).min(buf.len());
-        match memory::copy_kernarg(self.kernarg_range, addr, &mut buf[..want]) {
+        let k = &mut *self.kernarg;
+        let want = (size as usize).min(k.buf.len());
+        match memory::copy_kernarg(
+            &mut k.range,
+            self.queue_id as usize,
+            addr,
+            &mut k.buf[..want],
+        ) {
             Ok(n) => Some(KernargSubmit::Bytes {
-                bytes: &buf[..n],
+                bytes: &k.buf[..n],
                 segment_size: size,
             }),
             Err(_) => Some(KernargSubmit::Unreadable(Unreadable::NotKnownReadable)),
@@ -640,14 +646,14 @@ impl RecordSink for Sink<'_, '_> {
         if self.producer.is_some() && !lifecycle::in_forked_child() {
             // A forked child has no writer thread and must never write into its
             // parent's capture: it stops capturing (counts still kept).
-            let mut buf = [0u8; crate::capture::KERNARG_BOUND];
-            let k = self.kernarg(rec, &mut buf);
-            if let Some(p) = self.producer.as_deref_mut() {
-                match k {
+            let mut producer = self.producer.take();
+            if let Some(p) = producer.as_deref_mut() {
+                match self.kernarg(rec) {
                     Some(k) => p.push_with_kernarg(rec, k),
                     None => p.push(rec),
                 }
             }
+            self.producer = producer;
         }
     }
     #[inline]
@@ -718,7 +724,8 @@ impl VirtualQueue {
             counts: &mut side.counts,
             tid: sys::gettid(),
             kernels: &kernels,
-            kernarg_range: &mut side.kernarg_range,
+            kernarg: side.kernarg.get_or_insert_with(Box::default),
+            queue_id: self.queue_id(),
         };
         let outcome = ctx.processor.drain_with(
             &mut side.state,
