@@ -258,6 +258,22 @@ impl crate::kernargs::AllocationTable for ShimAllocations {
                 }
             }
         }
+        // Locked (registered) host memory: its agent address range and its
+        // host range are both live memory the agents may use.
+        if let Some(l) = find_locked(address) {
+            let base = if address >= l.agent && address < l.agent + l.size.max(1) {
+                l.agent
+            } else {
+                l.host
+            };
+            return Some(crate::kernargs::Allocation {
+                id: l.id,
+                base,
+                size: l.size,
+                owner: None,
+                freed_at: None,
+            });
+        }
         let f = FREED.lock().unwrap_or_else(|e| e.into_inner());
         f.0.range(..=address)
             .next_back()
@@ -342,6 +358,8 @@ pub struct Locked {
     pub size: u64,
     reservation: u64,
     reservation_len: u64,
+    /// Numbered with the allocations (the pointer checker names it).
+    id: u64,
 }
 
 static LOCKED: RwLock<BTreeMap<u64, Locked>> = RwLock::new(BTreeMap::new());
@@ -366,6 +384,7 @@ pub fn lock(host: u64, size: u64) -> Option<u64> {
             size,
             reservation,
             reservation_len: len,
+            id: EVENTS.fetch_add(1, Ordering::SeqCst) + 1,
         },
     );
     Some(agent)
