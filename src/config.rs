@@ -78,6 +78,9 @@ pub struct Config {
     pub log_file: Option<PathBuf>,
     pub summary: bool,
     pub completion: Completion,
+    /// `SOFTGPU_KERNARGS` (0/1, default 1): capture each dispatch's kernel
+    /// arguments (its kernarg bytes, decoded and checked offline).
+    pub kernargs: bool,
 }
 
 /// Default capture template.
@@ -93,6 +96,7 @@ impl Default for Config {
             log_file: None,
             summary: true,
             completion: Completion::Inline,
+            kernargs: true,
         }
     }
 }
@@ -107,6 +111,7 @@ pub const VARIABLES: &[&str] = &[
     "SOFTGPU_SUMMARY",
     "SOFTGPU_COMPLETION_DELAY_US",
     "SOFTGPU_COMPLETION",
+    "SOFTGPU_KERNARGS",
 ];
 
 impl Config {
@@ -213,6 +218,13 @@ impl Config {
                 bad.push(bad_value("SOFTGPU_LOG_FILE", &v, "a file path", "stderr"));
             } else {
                 cfg.log_file = Some(PathBuf::from(v));
+            }
+        }
+        if let Some(v) = get("SOFTGPU_KERNARGS") {
+            match v.as_str() {
+                "0" => cfg.kernargs = false,
+                "1" => cfg.kernargs = true,
+                _ => bad.push(bad_value("SOFTGPU_KERNARGS", &v, "0, 1", "1")),
             }
         }
         if let Some(v) = get("SOFTGPU_SUMMARY") {

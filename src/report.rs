@@ -16,7 +16,10 @@ use crate::abi::PacketType;
 use crate::aql::{
     DecodedPacket, LABEL_NOT_KERNEL_SUCCESS, LABEL_OBSERVED, Reason, ReasonSet, Status,
 };
-use crate::capture::{AgentKind, Capture, CaptureHeader, CapturedRecord, KernargClass};
+use crate::capture::{
+    AgentKind, Capture, CaptureHeader, CapturedRecord, KernargClass, RecordKernarg,
+};
+use crate::kernargs::{ArgFinding, DecodedArgs, DispatchGeometry, HiddenMismatch};
 
 /// `0x` + lower-case hex, no padding.
 pub fn hex(v: u64) -> String {
@@ -164,8 +167,31 @@ impl<'a> Context<'a> {
             ),
             _ => None,
         };
+        let args = if is_dispatch {
+            self.capture.decode_args(rec)
+        } else {
+            None
+        };
+        let findings = self.capture.arg_findings(rec);
+        let call = args.as_ref().map(|a| call_text(a, findings));
+        let hidden = match (&args, dec.kernel_object) {
+            (Some(a), Some(k)) => {
+                let fixed = self
+                    .capture
+                    .kernel_args
+                    .get(&k)
+                    .map_or(0, |s| s.metadata.group_segment_fixed_size);
+                crate::kernargs::check_hidden(a, &geometry(&dec), fixed)
+            }
+            _ => Vec::new(),
+        };
         View {
             rec,
+            args,
+            findings,
+            call,
+            hidden,
+            kernarg_bytes: self.capture.kernarg_bytes(rec),
             pid: self.capture.header.pid,
             dec,
             kernarg_class: is_dispatch.then_some(rec.kernarg_class),
@@ -180,10 +206,41 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The packet fields the hidden arguments are checked against.
+pub fn geometry(dec: &DecodedPacket) -> DispatchGeometry {
+    DispatchGeometry {
+        dimensions: dec.dimensions.unwrap_or(0),
+        workgroup_size: dec.workgroup.unwrap_or([0; 3]),
+        grid_size: dec.grid.unwrap_or([0; 3]),
+        group_segment_size: dec.group_segment_size.unwrap_or(0),
+    }
+}
+
+/// The call text of decoded arguments, each pointer annotated with the
+/// runtime's finding for it (`(alloc 3 +0 of 4000 B)`), when recorded.
+pub fn call_text(args: &DecodedArgs, findings: &[ArgFinding]) -> String {
+    args.call_text(&mut |a, _| {
+        findings
+            .iter()
+            .find(|f| f.index == a.index)
+            .map(|f| f.finding.annotation(|_| None))
+    })
+}
+
 /// One record with its decoded fields and resolved names.
 #[derive(Debug)]
 pub struct View<'a> {
     pub rec: &'a CapturedRecord,
+    /// 2.1: the arguments, decoded from the capture alone.
+    pub args: Option<DecodedArgs>,
+    /// 2.1: the runtime's pointer findings for them.
+    pub findings: &'a [ArgFinding],
+    /// The call text (`saxpy(float 2.0, float* 0x... (alloc 3 +0 of 4000 B))`).
+    pub call: Option<String>,
+    /// Hidden arguments that disagree with the packet.
+    pub hidden: Vec<HiddenMismatch>,
+    /// The captured kernarg bytes.
+    pub kernarg_bytes: Option<&'a [u8]>,
     pub pid: u32,
     pub dec: DecodedPacket,
     /// `None` for packets other than kernel dispatches.
@@ -244,6 +301,24 @@ struct JsonRecord<'a> {
     agpr_count: Option<u32>,
     static_group_segment_size: Option<u32>,
     static_private_segment_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernarg_state: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernarg_unreadable: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernarg_segment_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernarg: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<&'a [crate::kernargs::DecodedArg]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arg_disagreements: Option<&'a [crate::kernargs::Disagreement]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arg_findings: Option<&'a [ArgFinding]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden_mismatches: Option<&'a [HiddenMismatch]>,
 }
 
 impl View<'_> {
@@ -287,13 +362,41 @@ impl View<'_> {
             agpr_count: self.kernel.map(|k| k.agpr_count),
             static_group_segment_size: self.kernel.map(|k| k.group_segment_fixed_size),
             static_private_segment_size: self.kernel.map(|k| k.private_segment_fixed_size),
+            kernarg_state: r.kernarg.state(),
+            kernarg_unreadable: match r.kernarg {
+                RecordKernarg::Unreadable(u) => Some(u.code()),
+                _ => None,
+            },
+            kernarg_segment_size: match r.kernarg {
+                RecordKernarg::Block {
+                    truncated_from: Some(s),
+                    ..
+                } => Some(s),
+                _ => self.args.as_ref().map(|a| a.segment_size),
+            },
+            kernarg: self.kernarg_bytes.map(crate::kernargs::hex),
+            call: self.call.as_deref(),
+            args: self.args.as_ref().map(|a| a.args.as_slice()),
+            arg_disagreements: self.args.as_ref().map(|a| a.disagreements.as_slice()),
+            arg_findings: (r.kernarg.state().is_some() && self.kernarg_bytes.is_some())
+                .then_some(self.findings),
+            hidden_mismatches: self.args.as_ref().map(|_| self.hidden.as_slice()),
         };
         // Serialising plain strings and numbers cannot fail.
         serde_json::to_string(&j).unwrap_or_default()
     }
 
-    /// What the table's KERNEL column shows.
+    /// What the table's KERNEL column shows: the call when the arguments
+    /// were decoded, else the kernel's name.
     pub fn kernel_label(&self) -> String {
+        if let Some(c) = &self.call {
+            return c.clone();
+        }
+        self.kernel_name_label()
+    }
+
+    /// The kernel's name, its object address, or `-`.
+    pub fn kernel_name_label(&self) -> String {
         match (&self.name, self.dec.kernel_object) {
             (Some(n), _) => n.clone(),
             (None, Some(k)) => hex(k),
@@ -370,6 +473,8 @@ pub const CSV_COLUMNS: &[&str] = &[
     "Observed_Ns",
     "Done_Ns",
     "Raw",
+    "Kernel_Call",
+    "Kernarg",
 ];
 
 /// One CSV row's fields, in [`CSV_COLUMNS`] order (unquoted: the `csv`
@@ -418,6 +523,10 @@ pub fn csv_row(v: &View<'_>) -> Vec<String> {
         r.observed_ns.to_string(),
         r.done_ns.to_string(),
         raw_hex(&r.raw),
+        v.call.clone().unwrap_or_default(),
+        v.kernarg_bytes
+            .map(crate::kernargs::hex)
+            .unwrap_or_default(),
     ]
 }
 
@@ -496,6 +605,7 @@ mod tests {
                 done_ns: 0,
                 thread: 0,
                 offset: 0,
+                kernarg: Default::default(),
             })
             .collect();
         Capture {
@@ -515,6 +625,9 @@ mod tests {
             truncated_at: None,
             skipped_frames: 0,
             end: Default::default(),
+            kernarg_blocks: HashMap::new(),
+            kernarg_findings: HashMap::new(),
+            kernel_args: HashMap::new(),
         }
     }
 

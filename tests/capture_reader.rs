@@ -764,7 +764,7 @@ fn set_word(data: &mut [u8], at: usize, v: u64) {
 fn a_2_0_capture_reads_complete_with_its_ring_and_nothing_recovered() {
     let data = small_capture_v2("v2_complete");
     let cap = read_bytes(&data).unwrap();
-    assert_eq!(cap.version, (2, 0));
+    assert_eq!(cap.version, (2, format::FORMAT_MINOR));
     assert!(cap.complete, "{:?}", cap.end);
     assert_eq!(cap.records.len(), 6);
     assert!(
@@ -1025,7 +1025,7 @@ fn inspect_replay_and_diff_read_the_1_1_fixtures_as_they_read_2_0_files_of_the_s
                     .map(|(h, r)| (h.to_string(), r.to_string()))
                     .unwrap();
                 assert!(
-                    ha.contains("format 1.1") && hb.contains("format 2.0"),
+                    ha.contains("format 1.1") && hb.contains("format 2.1"),
                     "{ha}\n{hb}"
                 );
                 assert_eq!(ra, rb, "{name}: inspect --format table");

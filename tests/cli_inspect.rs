@@ -223,6 +223,16 @@ fn jsonl_has_every_interface_field_with_the_right_values() {
                         "agpr_count",
                         "static_group_segment_size",
                         "static_private_segment_size",
+                        // 2.1, only for dispatches with argument information.
+                        "kernarg_state",
+                        "kernarg_unreadable",
+                        "kernarg_segment_size",
+                        "kernarg",
+                        "call",
+                        "args",
+                        "arg_disagreements",
+                        "arg_findings",
+                        "hidden_mismatches",
                     ]
                     .contains(&k),
                 "unexpected field {k}"

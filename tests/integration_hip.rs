@@ -2081,6 +2081,140 @@ fn cooperative(hip: Hip, gpus: u64) {
     );
 }
 
+/// `kargs`: every dispatch's kernel arguments are captured and decode to the
+/// values the program passed; a pointer freed before the launch is
+/// `pointer_use_after_free` naming its allocation, a null one `pointer_null`,
+/// and valid ones `pointer_in_allocation`.
+fn kernel_arguments(hip: Hip) {
+    let exe = build(hip, "kargs");
+    let run = run(hip, &exe, &[], Completion::Inline, "kargs", &[]);
+    let ctx = run.context();
+    assert!(
+        run.status.is_some_and(|s| s.success()),
+        "{} exited with {:?}\n{ctx}",
+        run.what,
+        run.status
+    );
+    assert_eq!(run.fact("done"), Some("1"), "{ctx}");
+    assert!(
+        run.read_problems.is_empty(),
+        "{:?}\n{ctx}",
+        run.read_problems
+    );
+    let addr = |k: &str| {
+        let v = run.fact(k).unwrap_or_else(|| panic!("no fact {k}\n{ctx}"));
+        u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
+    };
+    let (a, b, freed) = (addr("a"), addr("b"), addr("freed"));
+    let probes: Vec<&Value> = run
+        .records
+        .iter()
+        .filter(|r| r["kernel_symbol"] == "_Z11kargs_probefiyPfPKi.kd")
+        .collect();
+    assert_eq!(probes.len(), 3, "{ctx}");
+    let hexa = |v: u64| format!("{v:#x}");
+    for (p, want) in probes.iter().zip([
+        (2.5, -7, 0x1_2345_6789u64, hexa(a), hexa(b)),
+        (1.0, 3, 1, hexa(a), hexa(freed + 16)),
+        (1.0, 4, 2, "0x0".to_string(), hexa(b)),
+    ]) {
+        assert_eq!(p["kernarg_state"], "captured", "{p}");
+        let args = p["args"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no args: {p}"));
+        assert_eq!(args[0]["type"], "float", "{p}");
+        assert_eq!(args[0]["value"], want.0, "{p}");
+        assert_eq!(args[1]["value"], want.1, "{p}");
+        assert_eq!(args[2]["type"], "unsigned long long", "{p}");
+        assert_eq!(args[2]["value"], want.2, "{p}");
+        assert_eq!(args[3]["value"], want.3, "{p}");
+        assert_eq!(args[4]["value"], want.4, "{p}");
+        assert!(p["arg_disagreements"].as_array().unwrap().is_empty(), "{p}");
+    }
+    let codes = |p: &Value| -> Vec<String> {
+        p["arg_findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        codes(probes[0]),
+        ["pointer_in_allocation", "pointer_in_allocation"],
+        "{}",
+        probes[0]
+    );
+    assert_eq!(
+        codes(probes[1]),
+        ["pointer_in_allocation", "pointer_use_after_free"],
+        "{}",
+        probes[1]
+    );
+    assert_eq!(probes[1]["arg_findings"][1]["offset"], 16, "{}", probes[1]);
+    assert_eq!(
+        codes(probes[2]),
+        ["pointer_null", "pointer_in_allocation"],
+        "{}",
+        probes[2]
+    );
+    let call = probes[0]["call"].as_str().unwrap();
+    assert!(
+        call.starts_with("kargs_probe(float 2.5, int -7, unsigned long long 4886718345, float* ")
+            && call.contains("(alloc ")
+            && call.contains(" of 4000 B)"),
+        "{call}"
+    );
+    assert!(
+        probes[1]["call"]
+            .as_str()
+            .unwrap()
+            .contains("(freed alloc "),
+        "{}",
+        probes[1]["call"]
+    );
+    // The same arguments in a rocpd database, read back through SQL.
+    let db = run.capture.host.with_extension("db");
+    let _ = std::fs::remove_file(&db);
+    let out = Command::new(cli())
+        .arg("inspect")
+        .arg(&run.capture.host)
+        .args(["--format", "rocpd", "--output"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "inspect --format rocpd: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let tag: String = conn
+        .query_row(
+            "SELECT value FROM rocpd_metadata WHERE tag = 'softgpu_kernel_args'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tag, "decoded into rocpd_arg");
+    let rows: Vec<(u32, String, Option<String>)> = conn
+        .prepare(
+            "SELECT position, type, value FROM rocpd_arg WHERE event_id IN \
+             (SELECT event_id FROM rocpd_arg WHERE position = 2 AND value = '4886718345') \
+             ORDER BY position",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(rows.len() >= 5, "{rows:?}");
+    assert_eq!(rows[0], (0, "float".into(), Some("2.5".into())), "{rows:?}");
+    assert_eq!(rows[1], (1, "int".into(), Some("-7".into())), "{rows:?}");
+    assert_eq!(rows[3].2.as_deref(), Some(hexa(a).as_str()), "{rows:?}");
+    assert_eq!(rows[4].2.as_deref(), Some(hexa(b).as_str()), "{rows:?}");
+}
+
 /// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
 macro_rules! per_hip_version {
     ($($test:ident => $body:expr;)*) => {
@@ -2145,6 +2279,8 @@ fn exit_while_launching(hip: Hip) {
 }
 
 per_hip_version! {
+    a_kernels_arguments_decode_to_the_values_passed_and_freed_and_null_pointers_are_found
+        => kernel_arguments;
     a_program_exiting_while_three_threads_still_launch_keeps_every_observed_launch_in_its_capture
         => exit_while_launching;
     the_bundled_example_launches_vadd_once_with_its_geometry_and_its_output_is_not_computed

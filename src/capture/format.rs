@@ -18,7 +18,9 @@ pub const MAGIC: [u8; 8] = *b"SGCAP\0\r\n";
 /// QueueEnd frames, a longer Trailer and late frames after it.
 pub const FORMAT_MAJOR: u16 = 2;
 /// Bumped for additive changes: new skippable frame kinds, fields appended to a payload.
-pub const FORMAT_MINOR: u16 = 0;
+/// 2.1: kernel arguments (KernargBlock and KernelArgs frames, a PacketBatch
+/// record extension that references a block).
+pub const FORMAT_MINOR: u16 = 1;
 /// The oldest major version this reader still reads (1.x: Packet frames).
 pub const OLDEST_MAJOR: u16 = 1;
 /// Bytes before the first frame.
@@ -48,6 +50,10 @@ pub mod kind {
     pub const PACKET_BATCH: u16 = 0x8008;
     /// 2.0: a queue was destroyed, with how many packets it left pending.
     pub const QUEUE_END: u16 = 0x8009;
+    /// 2.1: one distinct kernarg block (or pointer-findings blob), stored once.
+    pub const KERNARG_BLOCK: u16 = 0x000A;
+    /// 2.1: what decoding a kernel's blocks needs (`.args`, signature, names).
+    pub const KERNEL_ARGS: u16 = 0x000B;
 }
 
 /// Size of one entry of a KernelInfo frame in this version. A later minor
@@ -77,7 +83,7 @@ pub const MAX_FILE_LEN: u64 = 1 << 30;
 /// Every frame kind this version defines, for [`kind_name`] and for telling a
 /// real frame from noise after damage (the search after damage never takes
 /// a Ring frame for one: its CRC is not a checksum).
-pub const KNOWN_KINDS: [u16; 9] = [
+pub const KNOWN_KINDS: [u16; 11] = [
     kind::HEADER,
     kind::QUEUE,
     kind::PACKET,
@@ -87,6 +93,8 @@ pub const KNOWN_KINDS: [u16; 9] = [
     kind::RING,
     kind::PACKET_BATCH,
     kind::QUEUE_END,
+    kind::KERNARG_BLOCK,
+    kind::KERNEL_ARGS,
 ];
 
 /// Human name of a frame kind, for error messages.
@@ -101,6 +109,8 @@ pub fn kind_name(k: u16) -> &'static str {
         kind::RING => "ring",
         kind::PACKET_BATCH => "packet_batch",
         kind::QUEUE_END => "queue_end",
+        kind::KERNARG_BLOCK => "kernarg_block",
+        kind::KERNEL_ARGS => "kernel_args",
         _ => "unknown",
     }
 }
@@ -513,6 +523,8 @@ pub struct BatchRecord {
     pub reasons: u64,
     pub observed_ns: u64,
     pub done_ns: u64,
+    /// 2.1: the record's kernarg reference, carried in the extension.
+    pub kernarg: super::kernarg::RecordKernarg,
 }
 
 /// Builds PacketBatch frames. Every batch starts from a blank state (no
@@ -639,6 +651,14 @@ impl BatchEncoder {
                 out[mask_at] = mask;
             }
             out[words_at] = words;
+        }
+        if r.kernarg != super::kernarg::RecordKernarg::None {
+            // At most 31 bytes: the length is one varint byte.
+            t |= tag::EXTENSION;
+            let len_at = out.len();
+            out.push(0);
+            super::kernarg::encode_ext(&r.kernarg, out);
+            out[len_at] = (out.len() - len_at - 1) as u8;
         }
         self.buf[tag_at] = t;
         *q = QueuePrev {
@@ -771,11 +791,14 @@ pub fn decode_batch(p: &[u8], out: &mut Vec<BatchRecord>) -> Result<(), BatchErr
                 }
             }
         }
+        let mut kernarg = super::kernarg::RecordKernarg::None;
         if t & tag::EXTENSION != 0 {
             let n = varint(&mut c)?;
             let n = usize::try_from(n).map_err(|_| "extension too long")?;
-            c.bytes(n)
+            let ext = c
+                .bytes(n)
                 .ok_or("an extension runs past the end of the payload")?;
+            kernarg = super::kernarg::decode_ext(ext);
         }
         *q = QueuePrev {
             packet_index,
@@ -797,6 +820,7 @@ pub fn decode_batch(p: &[u8], out: &mut Vec<BatchRecord>) -> Result<(), BatchErr
             reasons: verdict.1,
             observed_ns,
             done_ns,
+            kernarg,
         });
     }
     if c.remaining() != 0 {

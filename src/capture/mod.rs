@@ -29,14 +29,16 @@
 
 mod create;
 pub mod format;
+pub mod kernarg;
 mod reader;
 pub mod ring;
 mod writer;
 
+pub use kernarg::{KERNARG_BOUND, KernargSubmit, KernelArgSources, RecordKernarg, Unreadable};
 pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
 pub use writer::{
-    CaptureWriter, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY, QueueProducer, WriterOptions,
-    on_termination_signal,
+    ArgCheck, ArgCheckInput, CaptureWriter, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY,
+    QueueProducer, WriterOptions, on_termination_signal,
 };
 
 use std::path::PathBuf;
@@ -169,6 +171,8 @@ pub struct CapturedRecord {
     pub thread: u32,
     /// Byte offset of this record's frame in the file.
     pub offset: u64,
+    /// 2.1: the dispatch's kernarg bytes, by reference.
+    pub kernarg: RecordKernarg,
 }
 
 impl CapturedRecord {
@@ -370,6 +374,12 @@ pub struct Capture {
     pub skipped_frames: u64,
     /// How the capture ended and what it lacks.
     pub end: Ending,
+    /// 2.1: distinct kernarg blocks by id.
+    pub kernarg_blocks: std::collections::HashMap<u64, Vec<u8>>,
+    /// 2.1: pointer findings blobs by id.
+    pub kernarg_findings: std::collections::HashMap<u64, Vec<crate::kernargs::ArgFinding>>,
+    /// 2.1: what decoding needs, by kernel object (the first entry wins).
+    pub kernel_args: std::collections::HashMap<u64, KernelArgSources>,
 }
 
 impl Capture {
@@ -392,6 +402,38 @@ impl Capture {
     /// The queue registered under `queue_id`.
     pub fn queue(&self, queue_id: u64) -> Option<&QueueInfo> {
         self.queues.iter().find(|q| q.queue_id == queue_id)
+    }
+    /// The record's captured kernarg bytes, when the capture holds them.
+    pub fn kernarg_bytes(&self, rec: &CapturedRecord) -> Option<&[u8]> {
+        match rec.kernarg {
+            RecordKernarg::Block { block, .. } => {
+                self.kernarg_blocks.get(&block).map(Vec::as_slice)
+            }
+            _ => None,
+        }
+    }
+    /// The pointer findings the runtime recorded for the record's arguments.
+    pub fn arg_findings(&self, rec: &CapturedRecord) -> &[crate::kernargs::ArgFinding] {
+        match rec.kernarg {
+            RecordKernarg::Block {
+                findings: Some(f), ..
+            } => self.kernarg_findings.get(&f).map_or(&[], Vec::as_slice),
+            _ => &[],
+        }
+    }
+    /// The record's arguments decoded from the capture alone (its block and
+    /// its kernel's KernelArgs entry), when it holds both.
+    pub fn decode_args(&self, rec: &CapturedRecord) -> Option<crate::kernargs::DecodedArgs> {
+        let bytes = self.kernarg_bytes(rec)?;
+        let mut ko = [0u8; 8];
+        let po = crate::abi::packet_offset::KERNEL_OBJECT;
+        ko.copy_from_slice(&rec.raw[po..po + 8]);
+        let k = self.kernel_args.get(&u64::from_le_bytes(ko))?;
+        Some(crate::kernargs::decode(
+            bytes,
+            &k.metadata,
+            k.sources.sources(),
+        ))
     }
     /// The agent a queue belongs to.
     pub fn agent_of_queue(&self, queue_id: u64) -> Option<&AgentDesc> {

@@ -16,7 +16,7 @@ use super::format::{self, Cursor, kind};
 use super::ring::{self, hdr};
 use super::{
     AgentDesc, AgentKind, Capture, CaptureHeader, CapturedRecord, CodeObject, Counts, EndKind,
-    Ending, KernargClass, KernelMeta, QueueInfo, RingInfo, Trailer,
+    Ending, KernargClass, KernelMeta, QueueInfo, RecordKernarg, RingInfo, Trailer,
 };
 use crate::aql::{ReasonSet, Status};
 
@@ -321,6 +321,9 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         counts: Counts::default(),
         trailer: None,
         skipped: 0,
+        kernarg_blocks: std::collections::HashMap::new(),
+        kernarg_findings: std::collections::HashMap::new(),
+        kernel_args: std::collections::HashMap::new(),
     };
     let len = data.len();
     let mut pos = format::PREAMBLE_LEN;
@@ -449,6 +452,9 @@ pub fn read_bytes(data: &[u8]) -> Result<Capture, CaptureError> {
         truncated_at,
         skipped_frames: r.skipped,
         end,
+        kernarg_blocks: r.kernarg_blocks,
+        kernarg_findings: r.kernarg_findings,
+        kernel_args: r.kernel_args,
     })
 }
 
@@ -502,6 +508,9 @@ struct State {
     counts: Counts,
     trailer: Option<Trailer>,
     skipped: u64,
+    kernarg_blocks: std::collections::HashMap<u64, Vec<u8>>,
+    kernarg_findings: std::collections::HashMap<u64, Vec<crate::kernargs::ArgFinding>>,
+    kernel_args: std::collections::HashMap<u64, super::KernelArgSources>,
 }
 
 fn malformed(offset: u64, kind: u16, problem: &'static str) -> CaptureError {
@@ -632,6 +641,31 @@ impl State {
                 self.records.push(rec);
             }
             kind::CODE_OBJECT => self.code_object(off, payload)?,
+            kind::KERNARG_BLOCK => {
+                let (id, blob, bytes) = super::kernarg::decode_block(payload)
+                    .ok_or_else(|| malformed(off, k, "payload shorter than 9 bytes"))?;
+                match blob {
+                    super::kernarg::blob::ARGS => {
+                        self.kernarg_blocks
+                            .entry(id)
+                            .or_insert_with(|| bytes.to_vec());
+                    }
+                    super::kernarg::blob::FINDINGS => {
+                        self.kernarg_findings
+                            .entry(id)
+                            .or_insert_with(|| super::kernarg::decode_findings(bytes));
+                    }
+                    // A blob kind of a later minor version.
+                    _ => self.skipped += 1,
+                }
+            }
+            kind::KERNEL_ARGS => {
+                let entries = super::kernarg::decode_kernel_args(payload)
+                    .map_err(|problem| malformed(off, k, problem))?;
+                for e in entries {
+                    self.kernel_args.entry(e.kernel_object).or_insert(e);
+                }
+            }
             kind::KERNEL_INFO => self.kernel_info(off, payload)?,
             kind::TRAILER => {
                 let t = trailer(off, payload)?;
@@ -744,6 +778,20 @@ impl State {
                     observed_ns: rec.observed_ns,
                     done_ns: rec.done_ns,
                     offset: (at + base * 8) as u64,
+                    // The arena is not in the file: bytes copied for this
+                    // record are gone with the process.
+                    kernarg: match super::kernarg::slot_ref::state(word(
+                        base + ring::slot::KERNARG_REF,
+                    )) {
+                        0 => RecordKernarg::None,
+                        super::kernarg::slot_ref::UNREADABLE => {
+                            super::kernarg::Unreadable::from_u8(
+                                word(base + ring::slot::KERNARG_REF) as u8,
+                            )
+                            .map_or(RecordKernarg::Lost, RecordKernarg::Unreadable)
+                        }
+                        _ => RecordKernarg::Lost,
+                    },
                 });
             }
             end.recovered = found.len() as u64;
@@ -934,6 +982,7 @@ fn record(
         observed_ns: f.observed_ns,
         done_ns: f.done_ns,
         offset: off,
+        kernarg: f.kernarg,
     })
 }
 
@@ -1000,6 +1049,7 @@ fn packet(off: u64, p: &[u8]) -> Result<CapturedRecord, CaptureError> {
         observed_ns: f.observed_ns,
         done_ns: f.done_ns,
         offset: off,
+        kernarg: RecordKernarg::None,
     })
 }
 

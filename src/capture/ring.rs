@@ -97,8 +97,8 @@ pub mod slot {
     pub const REASONS: usize = 12;
     pub const OBSERVED_NS: usize = 13;
     pub const DONE_NS: usize = 14;
-    /// Reserved for a reference to the dispatch's kernarg bytes (an offset
-    /// and a length in a second shared arena); 0 = none. Always 0 in 2.0.
+    /// 2.1: a reference to the dispatch's kernarg bytes in its queue's
+    /// arena (`super::super::kernarg::slot_ref`); 0 = none (always 0 in 2.0).
     pub const KERNARG_REF: usize = 15;
 }
 
@@ -166,7 +166,7 @@ impl Ring {
     /// Producer: writes `rec` into the slot of `seq` and commits it. The
     /// caller has taken `seq` and waited until `seq - consumed < capacity`.
     #[inline]
-    pub fn write(&self, seq: u64, rec: &PacketRecord) {
+    pub fn write(&self, seq: u64, rec: &PacketRecord, kernarg_ref: u64) {
         let b = self.slot_base(seq);
         let w = &self.words[b..b + SLOT_WORDS];
         w[slot::COMMIT].store(0, Ordering::Relaxed);
@@ -187,20 +187,22 @@ impl Ring {
         w[slot::REASONS].store(rec.reasons.0, Ordering::Relaxed);
         w[slot::OBSERVED_NS].store(rec.observed_ns, Ordering::Relaxed);
         w[slot::DONE_NS].store(rec.done_ns, Ordering::Relaxed);
-        w[slot::KERNARG_REF].store(0, Ordering::Relaxed);
+        w[slot::KERNARG_REF].store(kernarg_ref, Ordering::Relaxed);
         // Release: a reader that acquires the commit sees every field above.
         w[slot::COMMIT].store(seq + 1, Ordering::Release);
     }
 
-    /// Writer: the record of `seq`, if its slot is committed for it.
+    /// Writer: the record of `seq` and its kernarg reference word, if its
+    /// slot is committed for it.
     #[inline]
-    pub fn read(&self, seq: u64) -> Option<PacketRecord> {
+    pub fn read(&self, seq: u64) -> Option<(PacketRecord, u64)> {
         let b = self.slot_base(seq);
         let w = &self.words[b..b + SLOT_WORDS];
         if w[slot::COMMIT].load(Ordering::Acquire) != seq + 1 {
             return None;
         }
-        Some(decode_slot(|i| w[i].load(Ordering::Relaxed)).0)
+        let word = |i: usize| w[i].load(Ordering::Relaxed);
+        Some((decode_slot(word).0, word(slot::KERNARG_REF)))
     }
 }
 

@@ -30,7 +30,7 @@
 //! - `abort`, `_exit`, SIGKILL: nothing runs; the ring in the file holds every
 //!   record the stream lacks, and the reader recovers them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -42,6 +42,10 @@ use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use super::format::{self, BatchEncoder, BatchRecord, PayloadBuf, TrailerV2, kind};
+use super::kernarg::{
+    self, ARENA_BYTES, Arena, KERNARG_BOUND, KernargSubmit, KernelArgSources, RecordKernarg,
+    Unreadable, slot_ref,
+};
 use super::ring::{self, Ring, hdr, state};
 use super::{
     AgentKind, CaptureHeader, CaptureSummary, CodeObject, Counts, KernargClass, QueueInfo,
@@ -89,8 +93,29 @@ impl Default for WriterOptions {
 
 type Classify = Box<dyn Fn(u64) -> KernargClass + Send + Sync>;
 
+/// What the pointer checker gets for one dispatch whose kernarg block was
+/// captured (see [`CaptureWriter::set_arg_checker`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ArgCheckInput<'a> {
+    pub queue_id: u64,
+    pub kernel_object: u64,
+    /// The captured bytes (at most [`KERNARG_BOUND`]).
+    pub block: &'a [u8],
+}
+
+/// The runtime's pointer checker: the findings of every `global_buffer`
+/// argument of a block (empty: nothing to record).
+pub type ArgCheck =
+    Box<dyn Fn(&ArgCheckInput<'_>) -> Vec<crate::kernargs::ArgFinding> + Send + Sync>;
+
+/// Most bytes of distinct blocks the writer remembers for deduplication; past
+/// it, it forgets them all and starts again (a block is then stored again:
+/// never wrong, only larger).
+const MAX_INTERNED_BYTES: usize = 32 << 20;
+
 enum Control {
-    Queue(QueueInfo),
+    Queue(QueueInfo, Arc<Arena>),
+    KernelArgs(Vec<KernelArgSources>),
     QueueEnd(QueueEnd),
     CodeObject(CodeObject),
     KernelInfo(Vec<super::KernelMeta>),
@@ -144,6 +169,12 @@ struct Shared {
     /// Per-queue entries the writer thread holds (live queue ids and
     /// QueueEnds waiting for their records), as of its last pass.
     tracked_queues: AtomicU64,
+    /// Arena ids handed out (24 bits are stored per record).
+    next_arena: AtomicU32,
+    /// Producers dropped (their arenas can go once their records are encoded).
+    closed_arenas: AtomicU64,
+    /// The runtime's pointer checker, called on the writer thread.
+    arg_check: OnceLock<ArgCheck>,
 }
 
 impl Shared {
@@ -222,6 +253,18 @@ pub struct QueueProducer {
     capacity: u64,
     /// Fill level at which we look again, and wake the writer if it is behind.
     nudge_at: u64,
+    /// This queue's kernarg arena, and where its next entry goes.
+    arena: Arc<Arena>,
+    arena_pos: u64,
+    arena_consumed: u64,
+}
+
+impl Drop for QueueProducer {
+    fn drop(&mut self) {
+        let after = self.shared.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
+        self.arena.close(after);
+        self.shared.closed_arenas.fetch_add(1, Ordering::Release);
+    }
 }
 
 impl std::fmt::Debug for QueueProducer {
@@ -248,7 +291,80 @@ impl QueueProducer {
         if fill >= self.nudge_at && !self.make_room(seq) {
             return;
         }
-        self.ring.write(seq, rec);
+        self.ring.write(seq, rec, 0);
+    }
+
+    /// [`QueueProducer::push`] for a kernel dispatch, with its kernarg
+    /// bytes: copies them (at most [`KERNARG_BOUND`]) into this queue's arena,
+    /// and the record refers to them. No allocation, no lock, no system call
+    /// unless the arena is full (then it waits for the writer, like a full
+    /// ring). The writer stores each distinct block once.
+    #[inline]
+    pub fn push_with_kernarg(&mut self, rec: &PacketRecord, k: KernargSubmit<'_>) {
+        if self.shared.disabled.load(Ordering::Relaxed) {
+            return;
+        }
+        let kref = match k {
+            KernargSubmit::Unreadable(r) => slot_ref::unreadable(r as u8),
+            KernargSubmit::Bytes {
+                bytes,
+                segment_size,
+            } => {
+                let bytes = &bytes[..bytes.len().min(KERNARG_BOUND)];
+                let truncated = segment_size > KERNARG_BOUND as u64;
+                let (start, end) = self.arena.place(self.arena_pos, bytes.len());
+                if end - self.arena_consumed > ARENA_BYTES as u64 / 2 && !self.arena_room(end) {
+                    slot_ref::LOST << slot_ref::STATE_SHIFT
+                } else {
+                    self.arena.store(start, bytes, segment_size);
+                    self.arena_pos = end;
+                    slot_ref::copied(start, self.arena.id, truncated)
+                }
+            }
+        };
+        let seq = self.ring.take_seq();
+        let fill = seq.saturating_sub(self.cached_consumed);
+        if fill >= self.nudge_at && !self.make_room(seq) {
+            return;
+        }
+        self.ring.write(seq, rec, kref);
+    }
+
+    /// The arena looked half full: wake the writer, and wait while the entry
+    /// ending at `end` does not fit. False: the writer is gone.
+    #[cold]
+    fn arena_room(&mut self, end: u64) -> bool {
+        let cap = ARENA_BYTES as u64;
+        let mut spins: u32 = 0;
+        loop {
+            self.arena_consumed = self.arena.consumed();
+            let fill = end - self.arena_consumed;
+            if fill > cap / 2 && spins == 0 {
+                self.shared.nudge();
+            }
+            if fill <= cap {
+                return true;
+            }
+            if self.shared.closed.load(Ordering::Acquire) {
+                return false;
+            }
+            if spins == 0 {
+                self.shared.word(hdr::WAITS).fetch_add(1, Ordering::Relaxed);
+            }
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                if spins % 16 == 0 {
+                    self.shared.nudge();
+                }
+                if spins < 4096 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::park_timeout(Duration::from_micros(50));
+                }
+            }
+            spins = spins.saturating_add(1);
+        }
     }
 
     /// The ring looked at least half full: look again, wake the writer if it
@@ -403,6 +519,9 @@ impl CaptureWriter {
             waiters: AtomicU32::new(0),
             error: Mutex::new(None),
             tracked_queues: AtomicU64::new(0),
+            next_arena: AtomicU32::new(0),
+            closed_arenas: AtomicU64::new(0),
+            arg_check: OnceLock::new(),
         });
         let state = WriterState {
             shared: shared.clone(),
@@ -423,6 +542,15 @@ impl CaptureWriter {
             trailer_written: false,
             signal_seen: None,
             error: None,
+            arenas: HashMap::new(),
+            closed_seen: 0,
+            closing: false,
+            blocks: HashMap::new(),
+            interned_bytes: 0,
+            next_block: 0,
+            scratch: Vec::with_capacity(KERNARG_BOUND),
+            key: Vec::with_capacity(KERNARG_BOUND + 1),
+            last_blob: [None, None],
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -457,7 +585,11 @@ impl CaptureWriter {
         // record (so this Queue frame precedes the queue's records), and
         // otherwise at its next poll; a wake per queue would cost a context
         // switch per queue for a program that churns queues.
-        self.shared.control().push(Control::Queue(info));
+        let arena_id = self.shared.next_arena.fetch_add(1, Ordering::Relaxed) & 0xff_ffff;
+        let arena = Arc::new(Arena::new(arena_id));
+        self.shared
+            .control()
+            .push(Control::Queue(info, arena.clone()));
         let capacity = self.shared.ring.capacity();
         QueueProducer {
             queue_id,
@@ -466,7 +598,30 @@ impl CaptureWriter {
             cached_consumed: self.shared.ring.consumed(),
             capacity,
             nudge_at: (capacity / 2).max(1),
+            arena,
+            arena_pos: 0,
+            arena_consumed: 0,
         }
+    }
+
+    /// Stores what decoding needs of loaded kernels (their `.args`,
+    /// demangled signature and DWARF names) in a KernelArgs frame, so the
+    /// capture decodes its kernarg blocks on its own (cold path; call with a
+    /// code object's kernels when it is loaded).
+    pub fn add_kernel_args(&self, kernels: Vec<KernelArgSources>) {
+        if kernels.is_empty() {
+            return;
+        }
+        self.shared.control().push(Control::KernelArgs(kernels));
+    }
+
+    /// Installs the runtime's pointer checker (the first call wins). It runs
+    /// on the writer thread, once per dispatch record whose kernarg block was
+    /// captured, when the record is encoded; a panic in it is caught (no
+    /// findings). The runtime calls [`CaptureWriter::drain`] before it frees
+    /// memory, so a record pushed before a free is checked before it.
+    pub fn set_arg_checker(&self, check: ArgCheck) -> bool {
+        self.shared.arg_check.set(check).is_ok()
     }
 
     /// Stores one code object's symbol table, `(kernel_object, symbol name)`
@@ -748,6 +903,19 @@ struct WriterState {
     signal_seen: Option<Instant>,
     /// First write error; later writes are skipped but the ring is still drained.
     error: Option<io::Error>,
+    /// Kernarg arenas by id (a queue's, until its records are all encoded).
+    arenas: HashMap<u32, Arc<Arena>>,
+    closed_seen: u64,
+    /// Some closed arena still has records to encode.
+    closing: bool,
+    /// Distinct blobs stored so far (`blob kind` byte, then the bytes) -> id.
+    blocks: HashMap<Box<[u8]>, u64>,
+    interned_bytes: usize,
+    next_block: u64,
+    scratch: Vec<u8>,
+    key: Vec<u8>,
+    /// The last blob of each kind met (args, findings) and its id.
+    last_blob: [Option<(Vec<u8>, u64)>; 2],
 }
 
 impl WriterState {
@@ -802,11 +970,12 @@ impl WriterState {
         // refers to was registered before that record was pushed, and the
         // acquire load of its commit word makes the registration visible here.
         let ready = self.next < limit && self.ring.read(self.next).is_some();
+        self.forget_closed_arenas();
         if ready || !self.shared.control().is_empty() {
             self.take_controls();
         }
         while self.next < limit && self.next - start < PASS_RECORDS {
-            let Some(rec) = self.ring.read(self.next) else {
+            let Some((rec, kref)) = self.ring.read(self.next) else {
                 break;
             };
             if self.known_queue != Some(rec.queue_id) {
@@ -818,7 +987,7 @@ impl WriterState {
                 }
                 self.known_queue = Some(rec.queue_id);
             }
-            self.encode(self.next, &rec);
+            self.encode(self.next, &rec, kref);
             self.next += 1;
         }
         if let Some(frame) = self.enc.finish() {
@@ -832,8 +1001,107 @@ impl WriterState {
         self.next - start
     }
 
-    fn encode(&mut self, seq: u64, rec: &PacketRecord) {
+    /// Drops the arenas of producers that are gone once their records are
+    /// all encoded.
+    fn forget_closed_arenas(&mut self) {
+        let closed = self.shared.closed_arenas.load(Ordering::Acquire);
+        if closed == self.closed_seen && !self.closing {
+            return;
+        }
+        self.closed_seen = closed;
+        let next = self.next;
+        self.arenas.retain(|_, a| a.closed_after() > next);
+        self.closing = self.arenas.values().any(|a| a.closed_after() != u64::MAX);
+    }
+
+    /// The id of a blob with these contents, storing it (a KernargBlock
+    /// frame, before the batch that refers to it) the first time.
+    fn intern(&mut self, blob_kind: u8, bytes: &[u8]) -> u64 {
+        self.key.clear();
+        self.key.push(blob_kind);
+        self.key.extend_from_slice(bytes);
+        // A launch loop repeats its blocks: the last one of each kind is
+        // compared first, without hashing.
+        let slot = usize::from(blob_kind.min(1));
+        if let Some((k, id)) = &self.last_blob[slot] {
+            if *k == self.key {
+                return *id;
+            }
+        }
+        if let Some(&id) = self.blocks.get(self.key.as_slice()) {
+            self.last_blob[slot] = Some((self.key.clone(), id));
+            return id;
+        }
+        if self.interned_bytes + self.key.len() > MAX_INTERNED_BYTES {
+            self.blocks.clear();
+            self.interned_bytes = 0;
+        }
+        let id = self.next_block;
+        self.next_block += 1;
+        format::push_frame(
+            &mut self.out,
+            kind::KERNARG_BLOCK,
+            &kernarg::encode_block(id, blob_kind, bytes),
+        );
+        self.interned_bytes += self.key.len();
+        self.blocks.insert(self.key.clone().into_boxed_slice(), id);
+        self.last_blob[slot] = Some((self.key.clone(), id));
+        id
+    }
+
+    /// The record's kernarg reference, from its slot word: the block copied
+    /// out of its arena and stored (once), its pointers checked.
+    fn kernarg(&mut self, rec: &PacketRecord, kref: u64) -> RecordKernarg {
         use crate::abi::packet_offset as po;
+        match slot_ref::state(kref) {
+            0 => RecordKernarg::None,
+            slot_ref::COPIED | slot_ref::TRUNCATED => {
+                let id = slot_ref::arena(kref);
+                if !self.arenas.contains_key(&id) {
+                    self.take_controls();
+                }
+                let Some(arena) = self.arenas.get(&id).cloned() else {
+                    return RecordKernarg::Lost;
+                };
+                let mut bytes = std::mem::take(&mut self.scratch);
+                let Some(segment_size) = arena.take(kref as u32, &mut bytes) else {
+                    self.scratch = bytes;
+                    return RecordKernarg::Lost;
+                };
+                let block = self.intern(kernarg::blob::ARGS, &bytes);
+                let mut findings = None;
+                if let Some(check) = self.shared.arg_check.get() {
+                    let mut ko = [0u8; 8];
+                    ko.copy_from_slice(&rec.raw[po::KERNEL_OBJECT..po::KERNEL_OBJECT + 8]);
+                    let input = ArgCheckInput {
+                        queue_id: rec.queue_id,
+                        kernel_object: u64::from_le_bytes(ko),
+                        block: &bytes,
+                    };
+                    let found =
+                        catch_unwind(AssertUnwindSafe(|| check(&input))).unwrap_or_default();
+                    if !found.is_empty() {
+                        let blob = kernarg::encode_findings(&found);
+                        findings = Some(self.intern(kernarg::blob::FINDINGS, &blob));
+                    }
+                }
+                self.scratch = bytes;
+                RecordKernarg::Block {
+                    block,
+                    findings,
+                    truncated_from: (slot_ref::state(kref) == slot_ref::TRUNCATED)
+                        .then_some(segment_size),
+                }
+            }
+            slot_ref::UNREADABLE => Unreadable::from_u8(kref as u8)
+                .map_or(RecordKernarg::Lost, RecordKernarg::Unreadable),
+            _ => RecordKernarg::Lost,
+        }
+    }
+
+    fn encode(&mut self, seq: u64, rec: &PacketRecord, kref: u64) {
+        use crate::abi::packet_offset as po;
+        let kernarg = self.kernarg(rec, kref);
         let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
             let mut ka = [0u8; 8];
             ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
@@ -861,6 +1129,7 @@ impl WriterState {
             reasons: rec.reasons.0,
             observed_ns: rec.observed_ns,
             done_ns: rec.done_ns,
+            kernarg,
         });
     }
 
@@ -1037,7 +1306,14 @@ impl WriterState {
         let n = controls.len();
         for c in controls {
             match c {
-                Control::Queue(info) => {
+                Control::KernelArgs(ks) => {
+                    for chunk in ks.chunks(64) {
+                        let payload = kernarg::encode_kernel_args(chunk);
+                        format::push_frame(&mut self.out, kind::KERNEL_ARGS, &payload);
+                    }
+                }
+                Control::Queue(info, arena) => {
+                    self.arenas.insert(arena.id, arena);
                     if let Some(i) = self.ends.iter().position(|e| e.queue_id == info.queue_id) {
                         // The id was ended and is registered again before
                         // its QueueEnd could be written (the old records are

@@ -38,7 +38,14 @@ pub(super) fn inspect(path: &Path, format: InspectFormat, output: Option<&Path>)
     }
     if format == InspectFormat::Rocpd {
         let out = output.unwrap_or(Path::new(""));
-        return match crate::rocpd::write::write_capture(out, &cap, None) {
+        let args = crate::rocpd::write::decoded_args(&cap);
+        return match crate::rocpd::write::write_capture(
+            out,
+            &cap,
+            (!args.is_empty()).then_some(&|r: &crate::capture::CapturedRecord| {
+                args.get(&r.seq).cloned().unwrap_or_default()
+            }),
+        ) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("softgpu: {}: {e}", crate::input::show_path(out));
@@ -152,7 +159,7 @@ pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()>
         let v = ctx.view(r);
         let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
             (Some(n), _) => n.clone(),
-            (None, true) => v.kernel_label(),
+            (None, true) => v.kernel_name_label(),
             (None, false) => v.dec.type_name.to_string(),
         };
         events.push(serde_json::json!({
@@ -170,6 +177,7 @@ pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()>
                 "status": r.status.as_str(),
                 "label": v.label,
                 "reasons": report::reason_codes(r.reasons),
+                "call": v.call,
             },
         }));
     }

@@ -222,7 +222,9 @@ struct ObjectsArgs {
 /// Levels: exact (same dispatches per queue, same order, same name, grid and
 /// workgroup), count (same number of dispatches per kernel name), order (same
 /// kernel-name order per queue, queues matched by first appearance), events (same set
-/// of kernel names).
+/// of kernel names), args (as exact, and the same explicit kernel arguments, from
+/// captures that recorded them: by-value arguments exactly, pointers by the allocation
+/// and offset they name, never by raw address).
 ///
 /// Inputs are read strictly: a CSV row with more or fewer fields than its header, a
 /// stray quote, a header naming a column twice, a number that is not one, or a JSON size
@@ -255,6 +257,7 @@ enum DiffLevel {
     Count,
     Order,
     Events,
+    Args,
 }
 
 impl From<DiffLevel> for crate::diff::Level {
@@ -262,6 +265,7 @@ impl From<DiffLevel> for crate::diff::Level {
         match l {
             DiffLevel::Exact => crate::diff::Level::Exact,
             DiffLevel::Count => crate::diff::Level::Count,
+            DiffLevel::Args => crate::diff::Level::Args,
             DiffLevel::Order => crate::diff::Level::Order,
             DiffLevel::Events => crate::diff::Level::Events,
         }

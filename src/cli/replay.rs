@@ -62,7 +62,7 @@ pub fn replay_record(rec: &CapturedRecord) -> Outcome {
 }
 
 #[derive(Serialize)]
-struct JsonReplay {
+struct JsonReplay<'a> {
     seq: u64,
     queue_id: u64,
     packet_index: u64,
@@ -77,6 +77,13 @@ struct JsonReplay {
     kernarg_class: Option<&'static str>,
     #[serde(rename = "match")]
     matches: bool,
+    /// 2.1: the arguments, decoded offline from the capture alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<&'a [crate::kernargs::DecodedArg]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden_mismatches: Option<&'a [crate::kernargs::HiddenMismatch]>,
 }
 
 /// The table's header line. KERNARG is the kernarg class offline: `null`, or
@@ -109,6 +116,7 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
     let mut matched = 0u64;
     let mut differ = 0u64;
     let mut result = Ok(());
+    let mut ctx = crate::report::Context::new(&cap);
     if format == ReplayFormat::Table {
         result = writeln!(out, "{TABLE_HEADER}");
     }
@@ -123,6 +131,8 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
             continue;
         }
         let dec = DecodedPacket::decode(&rec.raw);
+        // The arguments, decoded from the capture alone (block and KernelArgs).
+        let view = ctx.view(rec);
         result = match format {
             ReplayFormat::Jsonl => {
                 let j = JsonReplay {
@@ -138,6 +148,9 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
                     kernarg_address: dec.kernarg_address.map(hex),
                     kernarg_class: offline_kernarg_class(&dec),
                     matches: o.matches,
+                    call: view.call.as_deref(),
+                    args: view.args.as_ref().map(|a| a.args.as_slice()),
+                    hidden_mismatches: view.args.as_ref().map(|_| view.hidden.as_slice()),
                 };
                 writeln!(out, "{}", serde_json::to_string(&j).unwrap_or_default())
             }
@@ -156,6 +169,15 @@ pub(super) fn replay(path: &Path, format: ReplayFormat) -> i32 {
                     detail.push(format!(
                         "not replayable: [{}]",
                         reason_codes(o.excluded).join(",")
+                    ));
+                }
+                if let Some(call) = &view.call {
+                    detail.push(call.clone());
+                }
+                for h in &view.hidden {
+                    detail.push(format!(
+                        "hidden_arg_mismatch {}: {} in the block, {} from the packet",
+                        h.kind, h.value, h.expected
                     ));
                 }
                 let line = format!(

@@ -371,8 +371,16 @@ impl Plan {
             match f.as_str() {
                 "rocpd" => {
                     let p = file("_results.db");
-                    crate::rocpd::write::write_capture_named(&p, &cap, None, self.names)
-                        .map_err(|e| format!("{}: {e}", p.display()))?;
+                    let args = crate::rocpd::write::decoded_args(&cap);
+                    crate::rocpd::write::write_capture_named(
+                        &p,
+                        &cap,
+                        (!args.is_empty()).then_some(&|r: &crate::capture::CapturedRecord| {
+                            args.get(&r.seq).cloned().unwrap_or_default()
+                        }),
+                        self.names,
+                    )
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
                     written.push(p);
                 }
                 "csv" => {

@@ -57,6 +57,10 @@ pub struct Dispatch {
     pub totals_only: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group_segment_size: Option<u64>,
+    /// The explicit arguments, as `softgpu diff --level args` compares them
+    /// (a capture with arguments only; see [`arg_keys`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
 }
 
 impl Dispatch {
@@ -159,11 +163,12 @@ pub fn from_capture(cap: &Capture) -> Trace {
             r.seq,
             r.queue_id.to_string(),
             Dispatch {
-                name: normalise_name(&v.kernel_label()),
+                name: normalise_name(&v.kernel_name_label()),
                 grid: g.map(u64::from),
                 workgroup: w.map(u64::from),
                 totals_only: false,
                 group_segment_size: v.dec.group_segment_size.map(u64::from),
+                args: v.args.as_ref().map(|a| arg_keys(a, v.findings)),
             },
         ));
     }
@@ -172,6 +177,58 @@ pub fn from_capture(cap: &Capture) -> Trace {
         lds: LdsSemantics::Packet,
         queues: group(rows),
     }
+}
+
+/// The explicit arguments of a decoded block as `--level args` compares
+/// them: a by-value argument by its value, exactly (`float a=2.0`; bytes in
+/// hex); a pointer by the allocation and offset the runtime's finding names
+/// (`float* x=alloc 3 +16`), `null`, or its finding's code; never by its
+/// raw address, which differs from run to run.
+pub fn arg_keys(
+    args: &crate::kernargs::DecodedArgs,
+    findings: &[crate::kernargs::ArgFinding],
+) -> Vec<String> {
+    use crate::kernargs::{ArgValue, PointerFinding};
+    args.args
+        .iter()
+        .filter(|a| !a.is_hidden())
+        .map(|a| {
+            let ty = a.type_text.as_deref().unwrap_or(&a.kind);
+            let label = match &a.name {
+                Some(n) => format!("{ty} {n}"),
+                None => ty.to_string(),
+            };
+            let value = match &a.value {
+                ArgValue::Pointer(p) => {
+                    match findings
+                        .iter()
+                        .find(|f| f.index == a.index)
+                        .map(|f| &f.finding)
+                    {
+                        Some(PointerFinding::InAllocation {
+                            allocation, offset, ..
+                        })
+                        | Some(PointerFinding::UseAfterFree {
+                            allocation, offset, ..
+                        })
+                        | Some(PointerFinding::NoAccess {
+                            allocation, offset, ..
+                        }) => format!("alloc {allocation} +{offset}"),
+                        Some(PointerFinding::PastEnd {
+                            allocation,
+                            size,
+                            past,
+                        }) => format!("alloc {allocation} +{}", size + past),
+                        Some(f) => f.code().to_string(),
+                        None if *p == 0 => "null".to_string(),
+                        None => "pointer (no allocation recorded)".to_string(),
+                    }
+                }
+                v => v.text(),
+            };
+            format!("{label}={value}")
+        })
+        .collect()
 }
 
 /// Why an input could not be read as a dispatch stream, and where: the byte
@@ -508,6 +565,7 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
                     workgroup,
                     totals_only,
                     group_segment_size: opt_num(&cols, row, lds_col)?,
+                    args: None,
                 },
             ));
         }
@@ -534,6 +592,7 @@ pub fn from_csv(text: &str) -> Result<Trace, InputError> {
                     workgroup: [num(&cols, row, "wgr")?, 1, 1],
                     totals_only: true,
                     group_segment_size: opt_num(&cols, row, "lds")?,
+                    args: None,
                 },
             ));
         }
@@ -804,6 +863,7 @@ pub fn from_rocprof_json(text: &str) -> Result<Trace, InputError> {
                     workgroup: xyz(info.workgroup_size),
                     totals_only: false,
                     group_segment_size: info.group_segment_size,
+                    args: None,
                 },
             ));
         }
@@ -842,6 +902,9 @@ pub enum Level {
     Order,
     /// Same set of kernel names.
     Events,
+    /// As `exact`, and the same explicit arguments (by-value arguments
+    /// exactly, pointers by allocation and offset; see [`arg_keys`]).
+    Args,
 }
 
 impl Level {
@@ -851,6 +914,7 @@ impl Level {
             Level::Count => "count",
             Level::Order => "order",
             Level::Events => "events",
+            Level::Args => "args",
         }
     }
 }
@@ -950,6 +1014,24 @@ fn what_differs(x: &Dispatch, y: &Dispatch) -> String {
     parts.join(", ")
 }
 
+/// Which argument differs between two dispatches that are otherwise the same.
+fn args_differ(x: &Dispatch, y: &Dispatch) -> String {
+    match (&x.args, &y.args) {
+        (None, _) => "arguments not captured in A".into(),
+        (_, None) => "arguments not captured in B".into(),
+        (Some(a), Some(b)) if a.len() != b.len() => {
+            format!("{} arguments in A, {} in B", a.len(), b.len())
+        }
+        (Some(a), Some(b)) => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find(|(_, (p, q))| p != q)
+            .map(|(i, (p, q))| format!("argument {i}: {p} in A, {q} in B"))
+            .unwrap_or_default(),
+    }
+}
+
 fn divergence(a: &[Dispatch], b: &[Dispatch], queue: usize, index: usize) -> Divergence {
     let start = index.saturating_sub(CONTEXT);
     let end = index + CONTEXT + 1;
@@ -991,7 +1073,7 @@ pub fn compare(a: &Trace, b: &Trace, level: Level) -> Outcome {
         .filter(|n| !ca.contains_key(*n))
         .map(|n| n.to_string())
         .collect();
-    let lds_compared = level == Level::Exact && a.lds == b.lds;
+    let lds_compared = matches!(level, Level::Exact | Level::Args) && a.lds == b.lds;
     let mut first_divergence = None;
     let reason = match level {
         Level::Events => (!only_in_a.is_empty() || !only_in_b.is_empty()).then(|| {
@@ -1015,14 +1097,16 @@ pub fn compare(a: &Trace, b: &Trace, level: Level) -> Outcome {
                 d.b
             )
         }),
-        Level::Order | Level::Exact => {
+        Level::Order | Level::Exact | Level::Args => {
             let mut reason = None;
             for qi in 0..a.queues.len().max(b.queues.len()) {
                 let empty = Vec::new();
                 let qa = a.queues.get(qi).unwrap_or(&empty);
                 let qb = b.queues.get(qi).unwrap_or(&empty);
                 let eq = |x: &Dispatch, y: &Dispatch| {
-                    if level == Level::Exact {
+                    if level == Level::Args {
+                        x.same_as(y, lds_compared) && x.args.is_some() && x.args == y.args
+                    } else if level == Level::Exact {
                         x.same_as(y, lds_compared)
                     } else {
                         x.name == y.name
@@ -1036,6 +1120,11 @@ pub fn compare(a: &Trace, b: &Trace, level: Level) -> Outcome {
                     let what = match (qa.get(i), qb.get(i)) {
                         (Some(x), Some(y)) if x.name != y.name => {
                             format!("{} in A, {} in B", x.name, y.name)
+                        }
+                        (Some(x), Some(y))
+                            if level == Level::Args && x.same_as(y, lds_compared) =>
+                        {
+                            format!("{}: {}", x.name, args_differ(x, y))
                         }
                         (Some(x), Some(y)) => format!("{}: {}", x.name, what_differs(x, y)),
                         (Some(x), None) => format!("B ends; A has {}", x.name),

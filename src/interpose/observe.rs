@@ -290,7 +290,21 @@ impl Observed {
             }
             if let Some(p) = side.producer.as_mut() {
                 if !crate::lifecycle::in_forked_child() {
-                    p.push(&rec);
+                    if crate::abi::PacketType(raw[crate::abi::packet_offset::HEADER])
+                        == crate::abi::PacketType::KERNEL_DISPATCH
+                        && crate::runtime::queues::kernarg_capture()
+                    {
+                        // The kernarg memory is the real runtime's; its pools
+                        // are not tracked in observe mode yet.
+                        p.push_with_kernarg(
+                            &rec,
+                            crate::capture::KernargSubmit::Unreadable(
+                                crate::capture::Unreadable::ModeNotSupported,
+                            ),
+                        );
+                    } else {
+                        p.push(&rec);
+                    }
                 }
             }
             side.cursor = index + 1;

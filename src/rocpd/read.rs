@@ -232,6 +232,8 @@ pub fn read_trace_bounded(path: &Path, max_steps: u64) -> Result<Trace, RocpdErr
                 workgroup,
                 totals_only: false,
                 group_segment_size: lds,
+                // rocpd's kernel-dispatch rows carry no argument values.
+                args: None,
             },
         ));
     }

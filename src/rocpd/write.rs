@@ -46,6 +46,34 @@ pub struct KernelArg {
 /// The place where the kernel-argument decoder plugs in.
 pub type KernelArgSource<'a> = &'a dyn Fn(&CapturedRecord) -> Vec<KernelArg>;
 
+/// The decoded kernel arguments of every dispatch of `cap` that recorded
+/// them (capture format 2.1), by record sequence number, as `rocpd_arg` rows:
+/// explicit and hidden arguments in `.args` order, with the signature's type
+/// (else the value kind) and the DWARF name (else the position).
+pub fn decoded_args(cap: &Capture) -> std::collections::HashMap<u64, Vec<KernelArg>> {
+    let mut ctx = Context::new(cap);
+    let mut out = std::collections::HashMap::new();
+    for r in &cap.records {
+        let v = ctx.view(r);
+        let Some(d) = v.args.as_ref() else { continue };
+        let rows = d
+            .args
+            .iter()
+            .map(|a| KernelArg {
+                position: u32::try_from(a.index).unwrap_or(u32::MAX),
+                type_name: a.type_text.clone().unwrap_or_else(|| a.kind.clone()),
+                name: a.name.clone().unwrap_or_else(|| a.index.to_string()),
+                value: match a.value {
+                    crate::kernargs::ArgValue::Unavailable => None,
+                    ref x => Some(x.text()),
+                },
+            })
+            .collect();
+        out.insert(r.seq, rows);
+    }
+    out
+}
+
 /// The `rocpd_metadata` tag saying what ran.
 pub const TAG_EXECUTION: &str = "softgpu_execution";
 /// The `rocpd_metadata` tag saying whose clock the timestamps are.

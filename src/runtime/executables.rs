@@ -167,6 +167,22 @@ pub struct Loaded {
     pub kernels: Vec<(u64, String)>,
     /// Register counts and static sizes of every kernel, for the capture.
     pub metas: Vec<crate::capture::KernelMeta>,
+    /// What decoding each kernel's arguments needs, for the capture.
+    pub args: Vec<crate::capture::KernelArgSources>,
+}
+
+/// What decoding each loaded kernel's arguments needs, by kernel object (for
+/// the pointer checker on the capture's writer thread).
+static ARG_SOURCES: RwLock<Option<HashMap<u64, std::sync::Arc<crate::capture::KernelArgSources>>>> =
+    RwLock::new(None);
+
+/// The argument layout and sources of a loaded kernel.
+pub fn arg_sources(kernel_object: u64) -> Option<std::sync::Arc<crate::capture::KernelArgSources>> {
+    ARG_SOURCES
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(|m| m.get(&kernel_object).cloned())
 }
 
 /// `hsa_executable_load_agent_code_object`: parse, check the target, map the
@@ -238,6 +254,44 @@ pub fn load(
         );
     }
     let entries = symbol_entries(&co, &md_of, exec, agent_index, base);
+    // Signatures and DWARF names, once per code object (decoding needs them).
+    let sources: HashMap<String, crate::kernargs::KernelSources> = match co.metadata() {
+        Some(md) => {
+            let (all, dwarf) = crate::kernargs::kernel_sources(&bytes, md);
+            if let Some(e) = dwarf {
+                tracing::debug!(
+                    "softgpu: a code object's DWARF could not be read ({e}); its kernel arguments have no names"
+                );
+            }
+            all.into_iter().map(|k| (k.symbol.clone(), k)).collect()
+        }
+        None => HashMap::new(),
+    };
+    let args: Vec<crate::capture::KernelArgSources> = entries
+        .iter()
+        .filter(|e| e.kind == SymbolKind::Kernel)
+        .filter_map(|e| {
+            let md = md_of.get(e.name.as_str()).copied()?;
+            Some(crate::capture::KernelArgSources {
+                kernel_object: e.address,
+                metadata: KernelMetadata {
+                    symbol: md.symbol.clone(),
+                    kernarg_segment_size: md.kernarg_segment_size,
+                    group_segment_fixed_size: md.group_segment_fixed_size,
+                    args: md.args.clone(),
+                    ..KernelMetadata::default()
+                },
+                sources: sources.get(e.name.as_str()).cloned().unwrap_or_default(),
+            })
+        })
+        .collect();
+    {
+        let mut m = ARG_SOURCES.write().unwrap_or_else(|e| e.into_inner());
+        let m = m.get_or_insert_with(Default::default);
+        for a in &args {
+            m.insert(a.kernel_object, std::sync::Arc::new(a.clone()));
+        }
+    }
     let kernels: Vec<(u64, String)> = entries
         .iter()
         .filter(|e| e.kind == SymbolKind::Kernel)
@@ -320,6 +374,7 @@ pub fn load(
         size,
         kernels,
         metas,
+        args,
     })
 }
 

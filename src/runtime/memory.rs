@@ -4,8 +4,9 @@
 #![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::alloc::Layout;
-use std::collections::BTreeMap;
-use std::sync::RwLock;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 use super::agents::{ALLOC_GRANULE, PoolKind};
 
@@ -15,7 +16,45 @@ struct Allocation {
     layout: Layout,
     pool: PoolKind,
     user_data: u64,
+    /// The allocation's number (from 1, in allocation order).
+    id: u64,
 }
+
+/// Allocation and free events, numbered (the number of a free is what a
+/// use-after-free finding names).
+static EVENTS: AtomicU64 = AtomicU64::new(0);
+/// Bumped by every free, before the memory goes: a kernarg reader's cached
+/// allocation is valid only while it is unchanged.
+static FREE_EPOCH: AtomicU64 = AtomicU64::new(0);
+/// Kernarg copies in progress on doorbell paths, in shards (one cache line
+/// each, chosen by the caller, so queues on different threads do not share a
+/// line): a free waits until every shard is 0 after bumping [`FREE_EPOCH`],
+/// so no copy ever reads freed memory.
+#[repr(align(64))]
+struct Shard(AtomicU64);
+const SHARDS: usize = 16;
+static READERS: [Shard; SHARDS] = [const { Shard(AtomicU64::new(0)) }; SHARDS];
+
+/// The number of events (allocations and frees) so far: the allocation table
+/// is unchanged while it is.
+pub fn events() -> u64 {
+    EVENTS.load(Ordering::SeqCst)
+}
+
+/// A freed allocation, for naming use-after-free pointers.
+#[derive(Clone, Copy, Debug)]
+struct Freed {
+    base: u64,
+    size: u64,
+    id: u64,
+    freed_at: u64,
+}
+
+/// The most recent frees (at most [`FREED_KEPT`]), keyed by base (the
+/// latest free of a base wins), with their order for eviction.
+static FREED: Mutex<(BTreeMap<u64, Freed>, VecDeque<u64>)> =
+    Mutex::new((BTreeMap::new(), VecDeque::new()));
+const FREED_KEPT: usize = 65536;
 
 static ALLOCATIONS: RwLock<BTreeMap<usize, Allocation>> = RwLock::new(BTreeMap::new());
 
@@ -46,6 +85,7 @@ pub fn allocate(size: usize, pool: PoolKind, max: u64) -> Result<*mut u8, AllocE
     if p.is_null() {
         return Err(AllocError::OutOfMemory);
     }
+    let id = EVENTS.fetch_add(1, Ordering::SeqCst) + 1;
     ALLOCATIONS
         .write()
         .unwrap_or_else(|e| e.into_inner())
@@ -56,6 +96,7 @@ pub fn allocate(size: usize, pool: PoolKind, max: u64) -> Result<*mut u8, AllocE
                 layout,
                 pool,
                 user_data: 0,
+                id,
             },
         );
     Ok(p)
@@ -70,11 +111,199 @@ pub fn free(ptr: usize) -> bool {
     else {
         return false;
     };
+    let freed_at = EVENTS.fetch_add(1, Ordering::SeqCst) + 1;
+    {
+        let mut f = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, order) = &mut *f;
+        map.insert(
+            ptr as u64,
+            Freed {
+                base: ptr as u64,
+                size: a.size as u64,
+                id: a.id,
+                freed_at,
+            },
+        );
+        order.push_back(ptr as u64);
+        if order.len() > FREED_KEPT {
+            if let Some(old) = order.pop_front() {
+                if map.get(&old).is_some_and(|e| e.freed_at < freed_at) && old != ptr as u64 {
+                    map.remove(&old);
+                }
+            }
+        }
+    }
+    // A kernarg copy that found this allocation before it left the registry
+    // finishes before the memory goes (see `copy_kernarg`).
+    FREE_EPOCH.fetch_add(1, Ordering::SeqCst);
+    for r in &READERS {
+        let mut spins = 0u32;
+        while r.0.load(Ordering::SeqCst) != 0 {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
     // SAFETY: `ptr` was returned by alloc_zeroed with exactly `a.layout` (the
     // registry entry proves it) and was removed from the registry under the
-    // write lock, so it is freed once.
+    // write lock, so it is freed once; no kernarg copy can be reading it (the
+    // epoch was bumped and the readers drained above).
     unsafe { std::alloc::dealloc(ptr as *mut u8, a.layout) };
     true
+}
+
+/// A queue's cached kernarg allocation: `(base, size, free epoch)`, and the
+/// buffer its blocks are copied into (allocated with the queue, so the
+/// doorbell path neither allocates nor clears one).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KernargRange {
+    base: u64,
+    size: u64,
+    epoch: u64,
+    valid: bool,
+}
+
+/// A queue's kernarg copy state: the cached allocation and the buffer.
+#[derive(Debug)]
+pub struct KernargCopy {
+    pub range: KernargRange,
+    pub buf: Box<[u8; crate::capture::KERNARG_BOUND]>,
+}
+
+impl Default for KernargCopy {
+    fn default() -> Self {
+        KernargCopy {
+            range: KernargRange::default(),
+            buf: Box::new([0; crate::capture::KERNARG_BOUND]),
+        }
+    }
+}
+
+/// Why a kernarg block could not be copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernargReadError {
+    /// Not inside memory this runtime allocated.
+    NotOurs,
+}
+
+/// Copies up to `out.len()` bytes at `addr` into `out`, if `addr` lies in an
+/// allocation of this runtime; returns how many (fewer when the allocation
+/// ends first). On the doorbell path: no allocation; the registry's read
+/// lock only when `cache` misses (another allocation, or a free since).
+pub fn copy_kernarg(
+    cache: &mut KernargRange,
+    shard: usize,
+    addr: u64,
+    out: &mut [u8],
+) -> Result<usize, KernargReadError> {
+    let readers = &READERS[shard % SHARDS].0;
+    readers.fetch_add(1, Ordering::SeqCst);
+    let epoch = FREE_EPOCH.load(Ordering::SeqCst);
+    let hit =
+        cache.valid && cache.epoch == epoch && addr >= cache.base && addr < cache.base + cache.size;
+    if !hit {
+        match find(addr) {
+            Some((base, size)) => {
+                *cache = KernargRange {
+                    base,
+                    size: size.max(1),
+                    epoch,
+                    valid: true,
+                }
+            }
+            None => {
+                readers.fetch_sub(1, Ordering::SeqCst);
+                return Err(KernargReadError::NotOurs);
+            }
+        }
+    }
+    let n = (out.len() as u64).min(cache.base + cache.size - addr) as usize;
+    // SAFETY: `[addr, addr + n)` lies inside a live allocation of this
+    // runtime: it was in the registry when `cache` was filled, and no free
+    // has happened since (the epoch is unchanged, read after READERS was
+    // raised; a free bumps the epoch and then waits for READERS to reach 0
+    // before it deallocates, so the memory stays allocated until the
+    // decrement below). Allocations are plain host memory, readable as bytes;
+    // `out` is a distinct Rust buffer, so the ranges do not overlap. The
+    // program may be writing the bytes concurrently (a racy program); a byte
+    // copy of them is still only bytes.
+    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), n) };
+    readers.fetch_sub(1, Ordering::SeqCst);
+    Ok(n)
+}
+
+/// The runtime's allocations as the kernel-argument checker sees them
+/// (virtual mode: the memory this runtime hands out). Every agent may access
+/// every allocation here (the virtual runtime grants all access), so
+/// `pointer_no_access` is not produced.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShimAllocations;
+
+impl crate::kernargs::AllocationTable for ShimAllocations {
+    fn find(&self, address: u64) -> Option<crate::kernargs::Allocation> {
+        {
+            let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+            if let Some((&b, a)) = map.range(..=address as usize).next_back() {
+                if (address as usize) < b + a.size.max(1) {
+                    return Some(crate::kernargs::Allocation {
+                        id: a.id,
+                        base: b as u64,
+                        size: a.size as u64,
+                        owner: None,
+                        freed_at: None,
+                    });
+                }
+            }
+        }
+        // Locked (registered) host memory: its agent address range and its
+        // host range are both live memory the agents may use.
+        if let Some(l) = find_locked(address) {
+            let base = if address >= l.agent && address < l.agent + l.size.max(1) {
+                l.agent
+            } else {
+                l.host
+            };
+            return Some(crate::kernargs::Allocation {
+                id: l.id,
+                base,
+                size: l.size,
+                owner: None,
+                freed_at: None,
+            });
+        }
+        let f = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        f.0.range(..=address)
+            .next_back()
+            .map(|(_, e)| *e)
+            .filter(|e| address < e.base + e.size.max(1))
+            .map(|e| crate::kernargs::Allocation {
+                id: e.id,
+                base: e.base,
+                size: e.size,
+                owner: None,
+                freed_at: Some(e.freed_at),
+            })
+    }
+
+    fn preceding(&self, address: u64) -> Option<crate::kernargs::Allocation> {
+        let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+        map.range(..=address as usize)
+            .next_back()
+            .map(|(&b, a)| crate::kernargs::Allocation {
+                id: a.id,
+                base: b as u64,
+                size: a.size as u64,
+                owner: None,
+                freed_at: None,
+            })
+    }
+
+    fn accessible(&self, _allocation: &crate::kernargs::Allocation, _agent: u64) -> bool {
+        true
+    }
 }
 
 /// Whether `addr` lies inside memory this runtime allocated.
@@ -129,6 +358,8 @@ pub struct Locked {
     pub size: u64,
     reservation: u64,
     reservation_len: u64,
+    /// Numbered with the allocations (the pointer checker names it).
+    id: u64,
 }
 
 static LOCKED: RwLock<BTreeMap<u64, Locked>> = RwLock::new(BTreeMap::new());
@@ -153,6 +384,7 @@ pub fn lock(host: u64, size: u64) -> Option<u64> {
             size,
             reservation,
             reservation_len: len,
+            id: EVENTS.fetch_add(1, Ordering::SeqCst) + 1,
         },
     );
     Some(agent)

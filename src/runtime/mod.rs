@@ -207,6 +207,7 @@ fn build() -> Result<Runtime, HsaStatus> {
         );
     }
 
+    queues::set_kernarg_capture(config.kernargs);
     let capture_path = config.capture_path(pid);
     let capture = capture_path.as_ref().and_then(|path| {
         let agents = if mode == Mode::Virtual {
@@ -261,7 +262,49 @@ fn build() -> Result<Runtime, HsaStatus> {
             }
         });
         match CaptureWriter::create(path, header, classify) {
-            Ok(w) => Some(w),
+            Ok(w) => {
+                // Every global_buffer argument of a captured block, checked
+                // against this runtime's allocations (on the writer thread;
+                // frees drain the writer first, so a record is checked
+                // against the allocations as they were at its dispatch).
+                // The last check is reused while the kernel, the block and the
+                // allocation table (no allocation or free since) are the same.
+                type Last = (u64, u64, Vec<u8>, Vec<crate::kernargs::ArgFinding>);
+                let last: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
+                w.set_arg_checker(Box::new(move |input| {
+                    let events = memory::events();
+                    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some((ko, ev, block, found)) = last.as_ref() {
+                        if *ko == input.kernel_object && *ev == events && block == input.block {
+                            return found.clone();
+                        }
+                    }
+                    let found = match executables::arg_sources(input.kernel_object) {
+                        Some(k)
+                            if k.metadata
+                                .args
+                                .iter()
+                                .any(|a| a.value_kind == "global_buffer") =>
+                        {
+                            let d = crate::kernargs::decode(
+                                input.block,
+                                &k.metadata,
+                                k.sources.sources(),
+                            );
+                            crate::kernargs::check_arguments(&memory::ShimAllocations, 0, &d)
+                        }
+                        _ => Vec::new(),
+                    };
+                    *last = Some((
+                        input.kernel_object,
+                        events,
+                        input.block.to_vec(),
+                        found.clone(),
+                    ));
+                    found
+                }));
+                Some(w)
+            }
             Err(e) => {
                 eprintln!(
                     "softgpu: cannot create capture file {}: {e}; capture disabled",

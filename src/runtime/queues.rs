@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize
 use std::sync::{Mutex, OnceLock};
 
 use super::signals::{self, SignalSlot};
-use super::sys;
+use super::{memory, sys};
 use crate::abi::{AmdQueue, PacketType};
 use crate::aql::{
     DrainOutcome, PacketRecord, Processor, QueueMemory, QueueState, RecordSink, SignalOps, Status,
 };
-use crate::capture::QueueProducer;
+use crate::capture::{KernargSubmit, QueueProducer, Unreadable};
 use crate::lifecycle;
 use crate::real;
 
@@ -214,6 +214,9 @@ struct DrainSide {
     producer: Option<QueueProducer>,
     counts: Counts,
     ring: Option<Ring>,
+    /// Made with the queue (`None` only if it was taken: then the next
+    /// dispatch makes one).
+    kernarg: Option<Box<memory::KernargCopy>>,
 }
 
 /// A queue owned by the virtual runtime.
@@ -338,6 +341,7 @@ pub fn create(
         producer,
         counts: Counts::default(),
         ring: Some(ring),
+        kernarg: Some(Box::default()),
     };
     let q: &'static VirtualQueue = match c.idle.pop() {
         Some(q) => {
@@ -553,13 +557,81 @@ impl SignalOps for RuntimeSignals {
     }
 }
 
-struct Sink<'a> {
+/// Whether dispatches' kernel arguments are captured (`SOFTGPU_KERNARGS`).
+static KERNARG_CAPTURE: AtomicBool = AtomicBool::new(true);
+
+/// Whether kernel-argument capture is on.
+pub fn kernarg_capture() -> bool {
+    KERNARG_CAPTURE.load(Ordering::Relaxed)
+}
+
+/// Turns kernel-argument capture on or off (at `hsa_init`).
+pub fn set_kernarg_capture(on: bool) {
+    KERNARG_CAPTURE.store(on, Ordering::Relaxed);
+}
+
+struct Sink<'a, 'k> {
     producer: Option<&'a mut QueueProducer>,
     counts: &'a mut Counts,
     tid: u32,
+    /// The queue's kernel cache, for each dispatch's kernarg segment size.
+    kernels: &'a std::cell::RefCell<&'k mut KernelCache>,
+    /// The allocation the queue's kernargs were last found in, and the
+    /// buffer they are copied into.
+    kernarg: &'a mut memory::KernargCopy,
+    queue_id: u64,
 }
 
-impl RecordSink for Sink<'_> {
+impl Sink<'_, '_> {
+    /// The dispatch's kernarg bytes, copied now (before its completion is
+    /// signalled), from memory this runtime allocated only, into `buf`.
+    #[inline]
+    fn kernarg(&mut self, rec: &PacketRecord) -> Option<KernargSubmit<'_>> {
+        use crate::abi::packet_offset as po;
+        use crate::aql::KernelTable;
+        if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
+            || !KERNARG_CAPTURE.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        if lifecycle::intercepting() {
+            // The kernarg memory is the real runtime's; its pools are not
+            // tracked here yet.
+            return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported));
+        }
+        let word = |at: usize| u64::from_le_bytes(rec.raw[at..at + 8].try_into().unwrap_or([0; 8]));
+        let (ko, addr) = (word(po::KERNEL_OBJECT), word(po::KERNARG_ADDRESS));
+        let size = match self.kernels.lookup(ko) {
+            crate::aql::KernelLookup::Known(k) => u64::from(k.kernarg_size),
+            _ => return Some(KernargSubmit::Unreadable(Unreadable::UnknownKernel)),
+        };
+        if size == 0 {
+            return Some(KernargSubmit::Bytes {
+                bytes: &[],
+                segment_size: 0,
+            });
+        }
+        if addr == 0 {
+            return Some(KernargSubmit::Unreadable(Unreadable::NullAddress));
+        }
+        let k = &mut *self.kernarg;
+        let want = (size as usize).min(k.buf.len());
+        match memory::copy_kernarg(
+            &mut k.range,
+            self.queue_id as usize,
+            addr,
+            &mut k.buf[..want],
+        ) {
+            Ok(n) => Some(KernargSubmit::Bytes {
+                bytes: &k.buf[..n],
+                segment_size: size,
+            }),
+            Err(_) => Some(KernargSubmit::Unreadable(Unreadable::NotKnownReadable)),
+        }
+    }
+}
+
+impl RecordSink for Sink<'_, '_> {
     #[inline]
     fn record(&mut self, rec: &PacketRecord) {
         if crate::capture::is_barrier_packet(&rec.raw) {
@@ -571,12 +643,17 @@ impl RecordSink for Sink<'_> {
             self.counts.rejected += 1;
             log_reject(rec);
         }
-        if let Some(p) = self.producer.as_deref_mut() {
+        if self.producer.is_some() && !lifecycle::in_forked_child() {
             // A forked child has no writer thread and must never write into its
             // parent's capture: it stops capturing (counts still kept).
-            if !lifecycle::in_forked_child() {
-                p.push(rec);
+            let mut producer = self.producer.take();
+            if let Some(p) = producer.as_deref_mut() {
+                match self.kernarg(rec) {
+                    Some(k) => p.push_with_kernarg(rec, k),
+                    None => p.push(rec),
+                }
             }
+            self.producer = producer;
         }
     }
     #[inline]
@@ -641,12 +718,15 @@ impl VirtualQueue {
             u64::MAX
         };
         let stalls_before = side.state.stalls;
+        let kernels = std::cell::RefCell::new(kernels);
         let mut sink = Sink {
             producer: side.producer.as_mut(),
             counts: &mut side.counts,
             tid: sys::gettid(),
+            kernels: &kernels,
+            kernarg: side.kernarg.get_or_insert_with(Box::default),
+            queue_id: self.queue_id(),
         };
-        let kernels = std::cell::RefCell::new(kernels);
         let outcome = ctx.processor.drain_with(
             &mut side.state,
             self.queue_id(),

@@ -151,6 +151,7 @@ fn executable_load_agent_code_object(
         // refer to kernels by kernel object address.
         c.add_code_object(l.kernels.clone());
         c.add_kernel_info(l.metas.clone());
+        c.add_kernel_args(l.args.clone());
     }
     if !loaded.is_null() {
         loaded.write(l.handle)?;
