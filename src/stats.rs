@@ -127,7 +127,7 @@ pub fn kernel_stats_named(
         if v.dec.packet_type != PacketType::KERNEL_DISPATCH {
             continue;
         }
-        let name = style_name(v.symbol, &v.kernel_label(), style);
+        let name = style_name(v.symbol, &v.kernel_name_label(), style);
         if !keep(&name) {
             continue;
         }

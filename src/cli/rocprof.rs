@@ -323,7 +323,7 @@ impl Plan {
                 if v.dec.packet_type != PacketType::KERNEL_DISPATCH {
                     return true;
                 }
-                let name = v.kernel_label();
+                let name = v.kernel_name_label();
                 if self.include.as_ref().is_some_and(|re| !re.is_match(&name))
                     || self.exclude.as_ref().is_some_and(|re| re.is_match(&name))
                 {

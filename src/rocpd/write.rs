@@ -444,7 +444,7 @@ fn fill(
         )
         .map_err(sql)?;
         let event_id = tx.last_insert_rowid();
-        let region = string_id(&tx, &style_name(v.symbol, &v.kernel_label(), style))?;
+        let region = string_id(&tx, &style_name(v.symbol, &v.kernel_name_label(), style))?;
         let queue = queue_row.get(&r.queue_id).copied();
         let (queue, stream) = match queue {
             Some(q) => (q, q),
