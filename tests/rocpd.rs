@@ -323,6 +323,68 @@ fn a_rocpd_database_diffs_different_where_it_must() {
     assert!(text(&o).contains("kernel_id 99"), "{}", text(&o));
 }
 
+#[test]
+fn a_rocpd_database_with_only_its_uuid_suffixed_tables_is_read_through_their_union() {
+    let cap = capture("uuidonly", BASE);
+    // One uuid, plain views dropped: the same dispatches as with the views.
+    let db = rocpd_db("uuidonly", BASE_ROWS);
+    {
+        let conn = Connection::open(&db).unwrap();
+        for t in [
+            "rocpd_metadata",
+            "rocpd_string",
+            "rocpd_info_agent",
+            "rocpd_info_queue",
+            "rocpd_info_stream",
+            "rocpd_info_kernel_symbol",
+            "rocpd_kernel_dispatch",
+        ] {
+            conn.execute_batch(&format!("DROP VIEW {t}")).unwrap();
+        }
+    }
+    levels(
+        &cap,
+        &db,
+        [("exact", 0), ("count", 0), ("order", 0), ("events", 0)],
+    );
+    // The file is opened read-only: the temporary views leave no trace in it.
+    let conn = Connection::open(&db).unwrap();
+    let views: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'view'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(views, 0);
+    // A second uuid's tables holding the last dispatch (as when two table sets
+    // share a file): read as the union of both sets.
+    let u2 = "_0190ffffffff";
+    conn.execute_batch(&format!(
+        "CREATE TABLE rocpd_metadata{u2} AS SELECT * FROM rocpd_metadata{U} WHERE 0;
+         INSERT INTO rocpd_metadata{u2} (id, tag, value) VALUES (100, 'schema_version', '3');
+         CREATE TABLE rocpd_kernel_dispatch{u2} AS SELECT * FROM rocpd_kernel_dispatch{U} WHERE dispatch_id = 5;
+         DELETE FROM rocpd_kernel_dispatch{U} WHERE dispatch_id = 5;"
+    ))
+    .unwrap();
+    drop(conn);
+    levels(
+        &cap,
+        &db,
+        [("exact", 0), ("count", 0), ("order", 0), ("events", 0)],
+    );
+    // Without the second set, one dispatch is missing: the union is what is read.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(&format!("DROP TABLE rocpd_kernel_dispatch{u2}"))
+        .unwrap();
+    drop(conn);
+    levels(
+        &cap,
+        &db,
+        [("exact", 1), ("count", 1), ("order", 1), ("events", 0)],
+    );
+}
+
 fn assert_error(path: &Path, want: &str) {
     let cap = capture("err", BASE);
     let o = diff(&cap, path, "exact");

@@ -72,10 +72,14 @@ fn sql(e: rusqlite::Error) -> RocpdError {
     RocpdError::Sql(e.to_string())
 }
 
-/// The names (tables and views) in the database's schema.
+/// The names (tables and views) in the database's schema, and the temporary
+/// views [`attach_plain_views`] made.
 fn names(conn: &Connection) -> Result<Vec<String>, RocpdError> {
     let mut st = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') \
+             UNION ALL SELECT name FROM sqlite_temp_master WHERE type = 'view'",
+        )
         .map_err(sql)?;
     let rows = st
         .query_map([], |r| r.get::<_, String>(0))
@@ -83,6 +87,69 @@ fn names(conn: &Connection) -> Result<Vec<String>, RocpdError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(sql)?;
     Ok(rows)
+}
+
+/// The uuid suffixes (`_<uuid>`, leading `_` included) of the rocpd table sets in
+/// a database: one per `rocpd_metadata_<uuid>` table, in name order.
+fn uuid_suffixes(names: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("rocpd_metadata"))
+        .filter(|s| {
+            s.len() > 1
+                && s.starts_with('_')
+                && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// rocprofiler-sdk's writers keep the rows in `NAME_<uuid>` tables and make a
+/// plain-named view of each (`rocpd_kernel_dispatch` over
+/// `rocpd_kernel_dispatch_<uuid>`). A database whose plain views were dropped or
+/// never made (only the suffixed tables) is still a rocpd database: for each
+/// table family the database has no plain name for, this makes a temporary view
+/// (in the connection's own temp schema; the file is not written) of the union of
+/// that family's tables over every uuid suffix present. Does nothing when the
+/// plain `rocpd_metadata` is there.
+fn attach_plain_views(conn: &Connection) -> Result<(), RocpdError> {
+    let names = names(conn)?;
+    if names.iter().any(|n| n == "rocpd_metadata") {
+        return Ok(());
+    }
+    let suffixes = uuid_suffixes(&names);
+    if suffixes.is_empty() {
+        return Ok(());
+    }
+    for family in schema::table_names() {
+        if names.iter().any(|n| n == family) {
+            continue;
+        }
+        let parts: Vec<String> = suffixes
+            .iter()
+            .map(|s| format!("{family}{s}"))
+            .filter(|t| names.iter().any(|n| n == t))
+            .map(|t| format!("SELECT * FROM main.\"{t}\""))
+            .collect();
+        if parts.is_empty() {
+            continue;
+        }
+        let view = format!(
+            "CREATE TEMP VIEW \"{family}\" AS {}",
+            parts.join(" UNION ALL ")
+        );
+        conn.execute_batch(&view).map_err(|e| {
+            RocpdError::Malformed(format!(
+                "tables {family}_<uuid> for {} uuid(s) cannot be read as one view: {}",
+                suffixes.len(),
+                sql(e)
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 /// The schema version of the database at `conn`, checked: `Ok(version)` when we
@@ -167,6 +234,7 @@ pub fn read_trace(path: &Path) -> Result<Trace, RocpdError> {
 /// of [`MAX_VM_STEPS`] (checked every 10 000 steps).
 pub fn read_trace_bounded(path: &Path, max_steps: u64) -> Result<Trace, RocpdError> {
     let conn = open(path, max_steps)?;
+    attach_plain_views(&conn)?;
     schema_version(&conn)?;
     let mut st = conn
         .prepare(
