@@ -233,10 +233,37 @@ fn stats_writes_kernel_stats_csv_and_m_and_t_shape_the_names() {
         lines.next(),
         Some("\"k_stream(int*, int)\",5,1024x1x1,128x1x1,0,0,0,0")
     );
-    let o = run(&d, &["-o", "m", "--stats", "-M"]);
+    let o = run(
+        &d,
+        &[
+            "-o",
+            "m",
+            "--stats",
+            "-M",
+            "--output-format",
+            "csv",
+            "pftrace",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let s = std::fs::read_to_string(d.join("m_kernel_stats.csv")).unwrap();
     assert!(s.contains("\n_Z8k_streamPii,5,"), "{s}");
+    // -M reaches the csv's Kernel_Name and the trace's event names too.
+    let csv = std::fs::read_to_string(d.join("m_kernel_trace.csv")).unwrap();
+    assert_eq!(csv.matches(",_Z8k_streamPii,").count(), 5, "{csv}");
+    assert!(!csv.contains("\"k_stream(int*, int)\""), "{csv}");
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m_results.trace.json")).unwrap())
+            .unwrap();
+    let named = |want: &str| {
+        trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["name"] == want)
+            .count()
+    };
+    assert_eq!(named("_Z8k_streamPii"), 5, "{trace}");
     let o = run(
         &d,
         &["-o", "t", "--stats", "-T", "--output-format", "rocpd"],
@@ -245,6 +272,10 @@ fn stats_writes_kernel_stats_csv_and_m_and_t_shape_the_names() {
     let s = std::fs::read_to_string(d.join("t_kernel_stats.csv")).unwrap();
     assert!(s.contains("\nk_stream,5,"), "{s}");
     assert!(names_in(&d.join("t_results.db")).contains(&("k_stream".into(), 5)));
+    let o = run(&d, &["-o", "tc", "-T", "--output-format", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let csv = std::fs::read_to_string(d.join("tc_kernel_trace.csv")).unwrap();
+    assert_eq!(csv.matches(",k_stream,").count(), 5, "{csv}");
 }
 
 #[test]

@@ -147,6 +147,16 @@ fn write_report(
 /// Chrome trace-event JSON (chrome://tracing, Perfetto's UI): one track per queue,
 /// one complete event per record from observed to done.
 pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()> {
+    write_chrome_named(out, cap, crate::stats::NameStyle::Demangled)
+}
+
+/// [`write_chrome`] with each dispatch's event named in `style` (`softgpu run`'s
+/// `-M`/`-T`).
+pub(super) fn write_chrome_named(
+    out: &mut dyn Write,
+    cap: &Capture,
+    style: crate::stats::NameStyle,
+) -> io::Result<()> {
     let mut ctx = Context::new(cap);
     let mut events = Vec::with_capacity(cap.records.len() + cap.queues.len());
     for q in &cap.queues {
@@ -158,7 +168,7 @@ pub(super) fn write_chrome(out: &mut dyn Write, cap: &Capture) -> io::Result<()>
     for r in &cap.records {
         let v = ctx.view(r);
         let name = match (&v.name, v.dec.packet_type == PacketType::KERNEL_DISPATCH) {
-            (Some(n), _) => n.clone(),
+            (Some(n), _) => crate::stats::style_name(v.symbol, n, style),
             (None, true) => v.kernel_name_label(),
             (None, false) => v.dec.type_name.to_string(),
         };

@@ -66,12 +66,14 @@ pub(super) struct RocprofArgs {
     /// ran).
     #[arg(long)]
     pub stats: bool,
-    /// Keep kernel names mangled in the stats and in the rocpd database's display
-    /// names (rocprofv3's -M).
+    /// Keep kernel names mangled in the stats, the csv output's Kernel_Name, the
+    /// pftrace output's event names and the rocpd database's display names
+    /// (rocprofv3's -M; the json output's kernel_name stays demangled).
     #[arg(short = 'M', long)]
     pub mangled_kernels: bool,
     /// Truncate kernel names to the function's own name (`ns::k<int>(float*)` is `k`)
-    /// in the stats and the rocpd database's display names (rocprofv3's -T).
+    /// in the stats, the csv output's Kernel_Name, the pftrace output's event names
+    /// and the rocpd database's display names (rocprofv3's -T).
     #[arg(short = 'T', long)]
     pub truncate_kernels: bool,
     /// Refused: hardware counters need a GPU that runs the kernels.
@@ -390,8 +392,14 @@ impl Plan {
                         let mut c = report::csv_writer(w);
                         let io = |e: csv::Error| std::io::Error::other(e.to_string());
                         c.write_record(report::CSV_COLUMNS).map_err(io)?;
+                        let at = report::CSV_COLUMNS.iter().position(|c| *c == "Kernel_Name");
                         for r in &cap.records {
-                            c.write_record(report::csv_row(&ctx.view(r))).map_err(io)?;
+                            let v = ctx.view(r);
+                            let mut row = report::csv_row(&v);
+                            if let (Some(i), Some(n)) = (at, v.name.as_deref()) {
+                                row[i] = stats::style_name(v.symbol, n, self.names);
+                            }
+                            c.write_record(row).map_err(io)?;
                         }
                         c.flush()
                     })?;
@@ -410,7 +418,9 @@ impl Plan {
                 }
                 "pftrace" => {
                     let p = file("_results.trace.json");
-                    stream(&p, &|w| super::inspect::write_chrome(w, &cap))?;
+                    stream(&p, &|w| {
+                        super::inspect::write_chrome_named(w, &cap, self.names)
+                    })?;
                     written.push(p);
                 }
                 "capture" => {
