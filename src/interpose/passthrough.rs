@@ -557,3 +557,105 @@ pub fn describe(addr: u64) -> Option<(Source, u64, u64, u64, bool)> {
         .filter(|(b, e)| addr - **b < e.size.max(1))
         .map(|(_, e)| (e.source, e.pool, e.size, e.id, e.readable))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernargs::{AllocationTable, PointerFinding, check_pointer};
+
+    /// An entry over `buf`, as a pass-through allocation from a host pool.
+    fn host_entry(buf: &[u8], readable: bool) -> u64 {
+        let base = buf.as_ptr() as u64;
+        insert(
+            base,
+            Entry {
+                size: buf.len() as u64,
+                id: 0,
+                source: Source::Pool,
+                pool: 0x1000,
+                owner: Some(0x2000),
+                readable,
+                alias: 0,
+            },
+        );
+        base
+    }
+
+    #[test]
+    fn a_copy_reads_only_a_readable_entry_and_stops_at_its_end() {
+        let mem: Vec<u8> = (0..100u8).collect();
+        let base = host_entry(&mem, true);
+        let mut cache = KernargRange::default();
+        let mut out = [0u8; 64];
+        assert_eq!(copy_kernarg(&mut cache, 3, base + 10, &mut out), Ok(64));
+        assert_eq!(out[0], 10);
+        // 40 bytes are left before the entry's end.
+        assert_eq!(copy_kernarg(&mut cache, 3, base + 60, &mut out), Ok(40));
+        assert_eq!(&out[..40], &mem[60..]);
+        // Past its end: nothing the table knows.
+        assert_eq!(
+            copy_kernarg(&mut cache, 3, base + 100, &mut out),
+            Err(KernargReadError::NotOurs)
+        );
+        // Known but not readable (device memory, say): never read.
+        let dev = vec![7u8; 32];
+        let d = host_entry(&dev, false);
+        assert_eq!(
+            copy_kernarg(&mut KernargRange::default(), 3, d, &mut out),
+            Err(KernargReadError::NotOurs)
+        );
+        assert!(matches!(
+            check_pointer(&PassThrough, 0, d + 4),
+            PointerFinding::InAllocation { offset: 4, .. }
+        ));
+    }
+
+    #[test]
+    fn a_free_invalidates_cached_ranges_and_is_named_as_a_use_after_free() {
+        let mem = vec![1u8; 256];
+        let base = host_entry(&mem, true);
+        let id = PassThrough.find(base).unwrap().id;
+        let mut cache = KernargRange::default();
+        let mut out = [0u8; 16];
+        assert_eq!(copy_kernarg(&mut cache, 5, base, &mut out), Ok(16));
+        let removed = begin_free(base, &[Source::Pool]).expect("a known entry");
+        // The cached range is stale: the copy looks again and finds nothing.
+        assert_eq!(
+            copy_kernarg(&mut cache, 5, base, &mut out),
+            Err(KernargReadError::NotOurs)
+        );
+        match check_pointer(&PassThrough, 0, base + 8) {
+            PointerFinding::UseAfterFree {
+                allocation, offset, ..
+            } => assert_eq!((allocation, offset), (id, 8)),
+            f => panic!("{f:?}"),
+        }
+        // A free the real runtime refused puts the entry back, live.
+        free_refused(removed);
+        assert!(matches!(
+            check_pointer(&PassThrough, 0, base + 8),
+            PointerFinding::InAllocation { allocation, .. } if allocation == id
+        ));
+        // A free of another kind (an unlock of this address) takes nothing out.
+        assert!(begin_free(base, &[Source::Locked]).is_none());
+        assert!(begin_free(base, &[Source::Pool]).is_some());
+    }
+
+    #[test]
+    fn a_lock_is_one_allocation_at_its_host_and_its_agent_address_and_is_never_read() {
+        let host = vec![0u8; 64];
+        let h = host.as_ptr() as u64;
+        let agent = vec![0u8; 64];
+        let a = agent.as_ptr() as u64;
+        locked(h, a, 64, 0);
+        let (x, y) = (PassThrough.find(h).unwrap(), PassThrough.find(a).unwrap());
+        assert_eq!(x.id, y.id);
+        let mut out = [0u8; 8];
+        assert!(copy_kernarg(&mut KernargRange::default(), 0, h, &mut out).is_err());
+        assert!(begin_free(h, &[Source::Locked]).is_some());
+        assert!(matches!(
+            check_pointer(&PassThrough, 0, a + 1),
+            PointerFinding::UseAfterFree { .. }
+        ));
+    }
+}
