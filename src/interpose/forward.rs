@@ -507,13 +507,13 @@ mod tests {
 
     #[test]
     fn a_function_the_real_runtime_lacks_gets_its_typed_stand_in_and_never_the_shims_own() {
-        let e = entry("hsa_amd_vmem_map");
+        let e = entry("hsa_amd_vmem_set_access");
         // Missing below: the generated stand-in, which returns an error.
         let t = slot_target(e.answer(Mode::Intercept), 0, e.missing);
         assert_eq!(t, (e.missing)());
         assert_eq!(
             t,
-            super::super::signatures::missing::hsa_amd_vmem_map as *const () as usize
+            super::super::signatures::missing::hsa_amd_vmem_set_access as *const () as usize
         );
         // Present below: the real function.
         assert_eq!(
