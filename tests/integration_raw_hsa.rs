@@ -1948,7 +1948,10 @@ fn kernel_arguments_are_read_only_from_memory_known_readable_and_anything_else_i
         for n in &names {
             let fwd = shim["forwarded"][n].as_u64().unwrap_or(0);
             let got = below["received"][n].as_u64().unwrap_or(0);
-            assert_eq!(fwd, got, "{mode}: {n} forwarded {fwd} times, received below {got}");
+            assert_eq!(
+                fwd, got,
+                "{mode}: {n} forwarded {fwd} times, received below {got}"
+            );
         }
         // The calls the pass-through table hooks: each received by the shim, forwarded once.
         for (n, at_least) in [
