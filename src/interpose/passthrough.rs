@@ -643,9 +643,9 @@ mod tests {
 
     #[test]
     fn a_lock_is_one_allocation_at_its_host_and_its_agent_address_and_is_never_read() {
-        let host = vec![0u8; 64];
+        let host = [0u8; 64];
         let h = host.as_ptr() as u64;
-        let agent = vec![0u8; 64];
+        let agent = [0u8; 64];
         let a = agent.as_ptr() as u64;
         locked(h, a, 64, 0);
         let (x, y) = (PassThrough.find(h).unwrap(), PassThrough.find(a).unwrap());
