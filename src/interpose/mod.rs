@@ -471,6 +471,11 @@ entry_points! {
     hsa_ext_sampler_destroy: Shim, Real, Real;
     hsa_amd_image_create: Shim, Real, Real;
     hsa_amd_image_get_info_max_dim: Shim, Real, Real;
+    // Fail closed in the virtual runtime by the shim's own export, which
+    // forwards them when a real runtime is below and records the mapping in
+    // the pass-through allocation table.
+    hsa_amd_ipc_memory_attach: Shim, Shim, Shim;
+    hsa_amd_ipc_memory_detach: Shim, Shim, Shim;
     // Fail closed in the virtual runtime (forwarded when a real runtime is below).
     hsa_soft_queue_create: FailClosed, Real, Real;
     hsa_signal_group_create: FailClosed, Real, Real;
@@ -482,9 +487,7 @@ entry_points! {
     hsa_amd_deregister_deallocation_callback: FailClosed, Real, Real;
     hsa_amd_interop_map_buffer: FailClosed, Real, Real;
     hsa_amd_interop_unmap_buffer: FailClosed, Real, Real;
-    hsa_amd_ipc_memory_attach: FailClosed, Real, Real;
     hsa_amd_ipc_memory_create: FailClosed, Real, Real;
-    hsa_amd_ipc_memory_detach: FailClosed, Real, Real;
     hsa_amd_ipc_signal_attach: FailClosed, Real, Real;
     hsa_amd_ipc_signal_create: FailClosed, Real, Real;
     hsa_amd_memory_migrate: FailClosed, Real, Real;

@@ -13,6 +13,7 @@
 //! | `hsa_amd_memory_lock`, `hsa_amd_memory_lock_to_pool` / `hsa_amd_memory_unlock` | locked host memory (its host and its agent address) |
 //! | `hsa_memory_register` / `hsa_memory_deregister` | registered host memory |
 //! | `hsa_amd_vmem_handle_create`, `hsa_amd_vmem_map` / `hsa_amd_vmem_unmap` | a mapped virtual-memory range (the pool of its handle) |
+//! | `hsa_amd_ipc_memory_attach` / `hsa_amd_ipc_memory_detach` | another process's memory, mapped here |
 //!
 //! Each entry has its number (from 1, numbered with the frees: one event
 //! counter), its pool, the pool's owner agent and whether the shim knows its
@@ -25,7 +26,7 @@
 //! iterating every agent's pools and regions, once per process; each pool's
 //! answer is cached). The kernarg pool HIP allocates its kernel arguments
 //! from is such a pool. Nothing else is read: device memory, locked,
-//! registered, virtual-memory and imported memory are known but not read.
+//! registered, virtual-memory and IPC-attached memory are known but not read.
 //!
 //! A kernarg copy ([`copy_kernarg`]) reads only inside a readable entry and
 //! never past its end. A free first drains the capture writer (so every
@@ -51,6 +52,7 @@ pub enum Source {
     Locked,
     Registered,
     Vmem,
+    Ipc,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -339,6 +341,14 @@ pub fn vmem_mapped(va: u64, size: u64, handle: u64) {
     let mut e = new_entry(size, Source::Vmem, pool, f);
     e.readable = false;
     insert(va, e);
+}
+
+/// A successful `hsa_amd_ipc_memory_attach`: another process's memory, of
+/// unknown pool. Never read.
+pub fn ipc_attached(ptr: u64, len: u64) {
+    if ptr != 0 {
+        insert(ptr, new_entry(len, Source::Ipc, 0, None));
+    }
 }
 
 /// An entry taken out of the table by [`begin_free`], to put back if the
@@ -639,6 +649,41 @@ mod tests {
         // A free of another kind (an unlock of this address) takes nothing out.
         assert!(begin_free(base, &[Source::Locked]).is_none());
         assert!(begin_free(base, &[Source::Pool]).is_some());
+    }
+
+    #[test]
+    fn ipc_memory_is_known_but_never_read_and_fails_closed_without_a_real_runtime() {
+        let mem = [0u8; 128];
+        let p = mem.as_ptr() as u64;
+        ipc_attached(p, 128);
+        let mut out = [0u8; 8];
+        assert!(copy_kernarg(&mut KernargRange::default(), 1, p, &mut out).is_err());
+        assert!(matches!(
+            check_pointer(&PassThrough, 0, p + 100),
+            PointerFinding::InAllocation { remaining: 28, .. }
+        ));
+        assert!(begin_free(p, &[Source::Ipc]).is_some());
+        assert!(matches!(
+            check_pointer(&PassThrough, 0, p),
+            PointerFinding::UseAfterFree { .. }
+        ));
+        // The virtual runtime (no real runtime below) attaches nothing.
+        let mut mapped = std::ptr::null_mut();
+        // SAFETY: a live out-pointer; the virtual answer reads no argument.
+        let st = unsafe {
+            super::super::exports::hsa_amd_ipc_memory_attach(
+                std::ptr::null(),
+                16,
+                0,
+                std::ptr::null(),
+                &mut mapped,
+            )
+        };
+        assert_eq!(st, crate::abi::HsaStatus::ERROR.0);
+        assert!(mapped.is_null());
+        // SAFETY: as above.
+        let st = unsafe { super::super::exports::hsa_amd_ipc_memory_detach(std::ptr::null_mut()) };
+        assert_eq!(st, crate::abi::HsaStatus::ERROR.0);
     }
 
     #[test]

@@ -401,3 +401,42 @@ pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, s
         Ok(())
     })
 }
+
+/// IPC: fails closed in the virtual runtime (it has no other process's memory
+/// to attach); over a real runtime, forwarded, and the mapping recorded in
+/// the pass-through allocation table.
+pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
+    handle: *const c_void,
+    len: usize,
+    n: u32,
+    agents: *const HsaAgent,
+    mapped: *mut *mut c_void,
+) -> u32 {
+    if !forward::forwarding() {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        return super::super::fail_closed("hsa_amd_ipc_memory_attach", &ONCE);
+    }
+    forward::note_entry();
+    let st = call_real!(hsa_amd_ipc_memory_attach(handle, len, n, agents, mapped))
+        .unwrap_or(HsaStatus::ERROR.0);
+    if st == 0 {
+        pass_allocated("hsa_amd_ipc_memory_attach", mapped, |p| {
+            passthrough::ipc_attached(p, len as u64)
+        });
+    }
+    st
+}
+
+/// IPC detach: as [`hsa_amd_ipc_memory_attach`].
+pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped: *mut c_void) -> u32 {
+    if !forward::forwarding() {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        return super::super::fail_closed("hsa_amd_ipc_memory_detach", &ONCE);
+    }
+    pass_free(
+        "hsa_amd_ipc_memory_detach",
+        mapped as u64,
+        &[passthrough::Source::Ipc],
+        || call_real!(hsa_amd_ipc_memory_detach(mapped)),
+    )
+}
