@@ -11,6 +11,12 @@
 //! a packet the shim has not captured, even when several producers publish
 //! out of order.
 //!
+//! A kernel dispatch's kernarg bytes are copied while its packet is captured,
+//! before the doorbell is forwarded, so they are the bytes the kernel will
+//! read; only memory the pass-through allocation table knows to be host
+//! memory is read (`super::passthrough`), anything else is recorded as
+//! `not_known_readable`.
+//!
 //! Packets are classified with the same checks as a drain
 //! ([`crate::aql::Processor::classify`]) but never completed, invalidated or
 //! waited on: the real runtime does that. The forwarded doorbell store is the
