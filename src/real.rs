@@ -102,6 +102,21 @@ pub trait Below: Sync {
     fn observed(&self) -> ObservedCounts;
     /// Append this copy's call counts (`SOFTGPU_CALL_COUNTS`), at exit.
     fn write_counts(&self, role: &str, mode: &str);
+    /// Copy a dispatch's kernarg bytes at `addr` into `out`, from memory the
+    /// shim saw the real runtime allocate and knows the CPU may read (the
+    /// pass-through table); `cache` and `shard` as for
+    /// [`crate::runtime::memory::copy_kernarg`].
+    fn copy_kernarg(
+        &self,
+        cache: &mut crate::runtime::memory::KernargRange,
+        shard: usize,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<usize, crate::runtime::memory::KernargReadError>;
+    /// The allocations that passed through the shim, for the pointer checks.
+    fn allocations(&self) -> &'static (dyn crate::kernargs::AllocationTable + Sync);
+    /// Allocation and free events of that table so far.
+    fn allocation_events(&self) -> u64;
 }
 
 static BELOW: OnceLock<&'static dyn Below> = OnceLock::new();

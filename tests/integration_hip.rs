@@ -2081,14 +2081,12 @@ fn cooperative(hip: Hip, gpus: u64) {
     );
 }
 
-/// `kargs`: every dispatch's kernel arguments are captured and decode to the
-/// values the program passed; a pointer freed before the launch is
-/// `pointer_use_after_free` naming its allocation, a null one `pointer_null`,
-/// and valid ones `pointer_in_allocation`.
-fn kernel_arguments(hip: Hip) {
-    let exe = build(hip, "kargs");
-    let run = run(hip, &exe, &[], Completion::Inline, "kargs", &[]);
+/// The three `kargs_probe` records of a `kargs` run, checked: every argument decodes to the
+/// value the program passed; a pointer freed before the launch is `pointer_use_after_free`
+/// naming its allocation, a null one `pointer_null`, and valid ones `pointer_in_allocation`.
+fn kargs_probes(run: &Run) -> Vec<Value> {
     let ctx = run.context();
+    let what = &run.what;
     assert!(
         run.status.is_some_and(|s| s.success()),
         "{} exited with {:?}\n{ctx}",
@@ -2106,10 +2104,11 @@ fn kernel_arguments(hip: Hip) {
         u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
     };
     let (a, b, freed) = (addr("a"), addr("b"), addr("freed"));
-    let probes: Vec<&Value> = run
+    let probes: Vec<Value> = run
         .records
         .iter()
         .filter(|r| r["kernel_symbol"] == "_Z11kargs_probefiyPfPKi.kd")
+        .cloned()
         .collect();
     assert_eq!(probes.len(), 3, "{ctx}");
     let hexa = |v: u64| format!("{v:#x}");
@@ -2118,18 +2117,21 @@ fn kernel_arguments(hip: Hip) {
         (1.0, 3, 1, hexa(a), hexa(freed + 16)),
         (1.0, 4, 2, "0x0".to_string(), hexa(b)),
     ]) {
-        assert_eq!(p["kernarg_state"], "captured", "{p}");
+        assert_eq!(p["kernarg_state"], "captured", "{what}: {p}");
         let args = p["args"]
             .as_array()
-            .unwrap_or_else(|| panic!("no args: {p}"));
-        assert_eq!(args[0]["type"], "float", "{p}");
-        assert_eq!(args[0]["value"], want.0, "{p}");
-        assert_eq!(args[1]["value"], want.1, "{p}");
-        assert_eq!(args[2]["type"], "unsigned long long", "{p}");
-        assert_eq!(args[2]["value"], want.2, "{p}");
-        assert_eq!(args[3]["value"], want.3, "{p}");
-        assert_eq!(args[4]["value"], want.4, "{p}");
-        assert!(p["arg_disagreements"].as_array().unwrap().is_empty(), "{p}");
+            .unwrap_or_else(|| panic!("{what}: no args: {p}"));
+        assert_eq!(args[0]["type"], "float", "{what}: {p}");
+        assert_eq!(args[0]["value"], want.0, "{what}: {p}");
+        assert_eq!(args[1]["value"], want.1, "{what}: {p}");
+        assert_eq!(args[2]["type"], "unsigned long long", "{what}: {p}");
+        assert_eq!(args[2]["value"], want.2, "{what}: {p}");
+        assert_eq!(args[3]["value"], want.3, "{what}: {p}");
+        assert_eq!(args[4]["value"], want.4, "{what}: {p}");
+        assert!(
+            p["arg_disagreements"].as_array().unwrap().is_empty(),
+            "{what}: {p}"
+        );
     }
     let codes = |p: &Value| -> Vec<String> {
         p["arg_findings"]
@@ -2140,22 +2142,26 @@ fn kernel_arguments(hip: Hip) {
             .collect()
     };
     assert_eq!(
-        codes(probes[0]),
+        codes(&probes[0]),
         ["pointer_in_allocation", "pointer_in_allocation"],
-        "{}",
+        "{what}: {}",
         probes[0]
     );
     assert_eq!(
-        codes(probes[1]),
+        codes(&probes[1]),
         ["pointer_in_allocation", "pointer_use_after_free"],
-        "{}",
+        "{what}: {}",
         probes[1]
     );
-    assert_eq!(probes[1]["arg_findings"][1]["offset"], 16, "{}", probes[1]);
     assert_eq!(
-        codes(probes[2]),
+        probes[1]["arg_findings"][1]["offset"], 16,
+        "{what}: {}",
+        probes[1]
+    );
+    assert_eq!(
+        codes(&probes[2]),
         ["pointer_null", "pointer_in_allocation"],
-        "{}",
+        "{what}: {}",
         probes[2]
     );
     let call = probes[0]["call"].as_str().unwrap();
@@ -2163,16 +2169,54 @@ fn kernel_arguments(hip: Hip) {
         call.starts_with("kargs_probe(float 2.5, int -7, unsigned long long 4886718345, float* ")
             && call.contains("(alloc ")
             && call.contains(" of 4000 B)"),
-        "{call}"
+        "{what}: {call}"
     );
     assert!(
         probes[1]["call"]
             .as_str()
             .unwrap()
             .contains("(freed alloc "),
-        "{}",
+        "{what}: {}",
         probes[1]["call"]
     );
+    probes
+}
+
+/// A probe's pointer findings without the allocation numbers and event numbers, which
+/// count the runtime's own allocations (virtual mode) or what passed through (forwarded),
+/// and without the addresses, which differ from run to run.
+fn findings_shape(p: &Value) -> Vec<Value> {
+    p["arg_findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            if let Some(o) = f.as_object_mut() {
+                o.remove("allocation");
+                o.remove("freed_at");
+                // Checked against the program's own values by `kargs_probes`.
+                o.remove("address");
+            }
+            f
+        })
+        .collect()
+}
+
+/// `kargs`: every dispatch's kernel arguments are captured and decode to the
+/// values the program passed, with the pointer findings of [`kargs_probes`],
+/// and the same arguments land in a rocpd database.
+fn kernel_arguments(hip: Hip) {
+    let exe = build(hip, "kargs");
+    let run = run(hip, &exe, &[], Completion::Inline, "kargs", &[]);
+    let probes = kargs_probes(&run);
+    assert_eq!(probes.len(), 3);
+    let addr = |k: &str| {
+        let v = run.fact(k).unwrap();
+        u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
+    };
+    let (a, b) = (addr("a"), addr("b"));
+    let hexa = |v: u64| format!("{v:#x}");
     // The same arguments in a rocpd database, read back through SQL.
     let db = run.capture.host.with_extension("db");
     let _ = std::fs::remove_file(&db);
@@ -2213,6 +2257,82 @@ fn kernel_arguments(hip: Hip) {
     assert_eq!(rows[1], (1, "int".into(), Some("-7".into())), "{rows:?}");
     assert_eq!(rows[3].2.as_deref(), Some(hexa(a).as_str()), "{rows:?}");
     assert_eq!(rows[4].2.as_deref(), Some(hexa(b).as_str()), "{rows:?}");
+}
+
+/// `kargs` in intercept and in observe mode over a stand-in ROCr: the kernel arguments are
+/// copied from the real runtime's kernarg pool (in observe mode before the doorbell is
+/// forwarded), decode to the values passed, and the pointer findings, made against the
+/// allocations that passed through the shim, are those of the virtual run. Every forwarded
+/// call reached the stand-in, and every allocation and free of the program went through the
+/// shim to it exactly once.
+fn kernel_arguments_forwarded(hip: Hip) {
+    let exe = build(hip, "kargs");
+    let lower = lower_dir(hip);
+    let reference = run(
+        hip,
+        &exe,
+        &[],
+        Completion::Inline,
+        "kargs-fwd-reference",
+        &[],
+    );
+    let want: Vec<Vec<Value>> = kargs_probes(&reference)
+        .iter()
+        .map(findings_shape)
+        .collect();
+    let mut report = Vec::new();
+    for setup in [Setup::Intercept, Setup::Observe] {
+        let tag = format!("kargs-{}", setup.label());
+        let dir = sub(
+            &sub(&base(hip), "runs"),
+            &format!("{tag}-{}", Completion::Inline.label()),
+        );
+        let counts_seen = format!("{}/calls.jsonl", dir.seen);
+        let env = [
+            ("SOFTGPU_MODE", setup.label()),
+            ("LD_LIBRARY_PATH", lower.seen.as_str()),
+            ("SOFTGPU_CALL_COUNTS", counts_seen.as_str()),
+        ];
+        let r = run(hip, &exe, &[], Completion::Inline, &tag, &env);
+        let probes = kargs_probes(&r);
+        let got: Vec<Vec<Value>> = probes.iter().map(findings_shape).collect();
+        assert_eq!(
+            got,
+            want,
+            "{}: the pointer findings differ from the virtual run's\n{}",
+            r.what,
+            r.context()
+        );
+        let mut p = forwarding_problems(&r, &r.dir.host.join("calls.jsonl"));
+        match call_counts(&r.dir.host.join("calls.jsonl")) {
+            Ok((shim, below)) => {
+                for n in ["hsa_amd_memory_pool_allocate", "hsa_amd_memory_pool_free"] {
+                    let (recv, fwd, low) = (
+                        count(&shim, "received", n),
+                        count(&shim, "forwarded", n),
+                        count(&below, "received", n),
+                    );
+                    // hipMalloc three times and hipFree three times at least, plus HIP's own.
+                    if recv < 3 || recv != fwd || fwd != low {
+                        p.push(format!(
+                            "{n}: the program called it {recv} times, the shim forwarded {fwd}, \
+                             the stand-in received {low}"
+                        ));
+                    }
+                }
+            }
+            Err(e) => p.push(e),
+        }
+        if !p.is_empty() {
+            report.push(format!(
+                "{}:\n  {}\n{}",
+                r.what,
+                p.join("\n  "),
+                r.context()
+            ));
+        }
+    }
+    assert!(report.is_empty(), "\n{}", report.join("\n\n"));
 }
 
 /// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
@@ -2281,6 +2401,8 @@ fn exit_while_launching(hip: Hip) {
 per_hip_version! {
     a_kernels_arguments_decode_to_the_values_passed_and_freed_and_null_pointers_are_found
         => kernel_arguments;
+    intercept_and_observe_copy_kernel_arguments_from_the_real_kernarg_pool_and_find_what_virtual_finds
+        => kernel_arguments_forwarded;
     a_program_exiting_while_three_threads_still_launch_keeps_every_observed_launch_in_its_capture
         => exit_while_launching;
     the_bundled_example_launches_vadd_once_with_its_geometry_and_its_output_is_not_computed

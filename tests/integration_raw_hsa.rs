@@ -1858,6 +1858,119 @@ fn in_intercept_and_observe_mode_the_image_extension_is_the_real_runtimes_and_it
 }
 
 #[test]
+fn kernel_arguments_are_read_only_from_memory_known_readable_and_anything_else_is_never_touched() {
+    // `kargs_readable` puts k_args's kernarg block in the kernarg pool, in device memory, in a
+    // PROT_NONE mapping (a read would kill the process) and in a freed kernarg block. Virtual
+    // mode reads its own allocations (both pools); intercept and observe mode read only memory
+    // the real runtime allocated through the shim from a CPU agent's pool, so the device-pool
+    // block is `not_known_readable` there. The mapping and the freed block are never read in any
+    // mode. Call counts at both ends show every forwarded call arrived below exactly once.
+    let (kernels, _, _) = kernel_check_code_objects();
+    let kernels = kernels.to_str().unwrap().to_string();
+    let lower = stand_in_rocr();
+    let lower = lower.to_str().unwrap();
+    for mode in ["virtual", "intercept", "observe"] {
+        let counts = work_dir("kargs_readable").join(format!("kargs-{mode}.counts.jsonl"));
+        let _ = std::fs::remove_file(&counts);
+        let mut env = vec![("SOFTGPU_MODE", mode)];
+        let counts_text = counts.to_str().unwrap().to_string();
+        if mode != "virtual" {
+            env.push(("LD_LIBRARY_PATH", lower));
+            env.push(("SOFTGPU_CALL_COUNTS", counts_text.as_str()));
+        }
+        let mut run = run_over(
+            "kargs_readable",
+            &format!("kargs-{mode}"),
+            &[kernels.as_str()],
+            &env,
+        );
+        run.records = inspect_jsonl(&run);
+        let ctx = run.context();
+        assert_eq!(run.fact("done"), "1", "{mode}\n{ctx}");
+        let dispatches: Vec<&Value> = run
+            .records
+            .iter()
+            .filter(|r| r["type"] == "kernel_dispatch")
+            .collect();
+        assert_eq!(dispatches.len(), 4, "{mode}\n{ctx}");
+        let out = format!("{:#x}", run.fact_u64("out"));
+        let forwarded = mode != "virtual";
+        for (r, (what, readable)) in dispatches.iter().zip([
+            ("kernarg_pool", true),
+            ("device_pool", !forwarded),
+            ("no_access", false),
+            ("freed", false),
+        ]) {
+            let at = format!("{:#x}", run.fact_u64(what));
+            assert_eq!(r["kernarg_address"], at, "{mode} {what}: {r}");
+            assert_eq!(r["kernel_symbol"], "k_args.kd", "{mode} {what}: {r}");
+            if readable {
+                assert_eq!(r["kernarg_state"], "captured", "{mode} {what}: {r}");
+                assert_eq!(r["args"][0]["value"], out, "{mode} {what}: {r}");
+                let codes: Vec<&str> = r["arg_findings"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{mode} {what}: no findings: {r}"))
+                    .iter()
+                    .map(|f| f["code"].as_str().unwrap())
+                    .collect();
+                assert_eq!(codes, ["pointer_in_allocation"], "{mode} {what}: {r}");
+            } else {
+                assert_eq!(r["kernarg_state"], "unreadable", "{mode} {what}: {r}");
+                assert_eq!(
+                    r["kernarg_unreadable"], "not_known_readable",
+                    "{mode} {what}: {r}"
+                );
+                assert!(r.get("args").is_none(), "{mode} {what}: {r}");
+            }
+        }
+        if !forwarded {
+            continue;
+        }
+        let text = std::fs::read_to_string(&counts).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let by_role = |role: &str| {
+            lines
+                .iter()
+                .find(|v| v["role"] == role)
+                .unwrap_or_else(|| panic!("{mode}: no `{role}` call-count line in {text}"))
+                .clone()
+        };
+        let (shim, below) = (by_role("shim"), by_role("lower"));
+        let mut names: Vec<String> = Vec::new();
+        for v in [&shim["forwarded"], &below["received"]] {
+            names.extend(v.as_object().unwrap().keys().cloned());
+        }
+        names.sort();
+        names.dedup();
+        for n in &names {
+            let fwd = shim["forwarded"][n].as_u64().unwrap_or(0);
+            let got = below["received"][n].as_u64().unwrap_or(0);
+            assert_eq!(
+                fwd, got,
+                "{mode}: {n} forwarded {fwd} times, received below {got}"
+            );
+        }
+        // The calls the pass-through table hooks: each received by the shim, forwarded once.
+        for (n, at_least) in [
+            ("hsa_amd_memory_pool_allocate", 4),
+            ("hsa_amd_memory_pool_free", 4),
+            ("hsa_code_object_reader_create_from_memory", 1),
+            ("hsa_executable_load_agent_code_object", 1),
+        ] {
+            let recv = shim["received"][n].as_u64().unwrap_or(0);
+            let fwd = shim["forwarded"][n].as_u64().unwrap_or(0);
+            assert!(
+                recv >= at_least && recv == fwd,
+                "{mode}: {n} received {recv} times by the shim, forwarded {fwd}"
+            );
+        }
+    }
+}
+
+#[test]
 fn auto_mode_picks_virtual_when_the_real_rocr_has_no_gpu_and_intercept_over_a_runtime_with_one() {
     if Path::new("/dev/kfd").exists() {
         eprintln!("skipped: this machine has /dev/kfd, so the real ROCr may well have a GPU");

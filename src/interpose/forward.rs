@@ -467,6 +467,21 @@ impl crate::real::Below for Forward {
     fn write_counts(&self, role: &str, mode: &str) {
         write_counts(role, mode)
     }
+    fn copy_kernarg(
+        &self,
+        cache: &mut crate::runtime::memory::KernargRange,
+        shard: usize,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<usize, crate::runtime::memory::KernargReadError> {
+        super::passthrough::copy_kernarg(cache, shard, addr, out)
+    }
+    fn allocations(&self) -> &'static (dyn crate::kernargs::AllocationTable + Sync) {
+        &super::passthrough::PassThrough
+    }
+    fn allocation_events(&self) -> u64 {
+        super::passthrough::events()
+    }
 }
 
 /// `hsa_init` of the real runtime.
@@ -492,13 +507,13 @@ mod tests {
 
     #[test]
     fn a_function_the_real_runtime_lacks_gets_its_typed_stand_in_and_never_the_shims_own() {
-        let e = entry("hsa_amd_vmem_map");
+        let e = entry("hsa_amd_vmem_set_access");
         // Missing below: the generated stand-in, which returns an error.
         let t = slot_target(e.answer(Mode::Intercept), 0, e.missing);
         assert_eq!(t, (e.missing)());
         assert_eq!(
             t,
-            super::super::signatures::missing::hsa_amd_vmem_map as *const () as usize
+            super::super::signatures::missing::hsa_amd_vmem_set_access as *const () as usize
         );
         // Present below: the real function.
         assert_eq!(
@@ -578,9 +593,28 @@ mod tests {
         ] {
             assert_eq!(entry(name).answer(Mode::Intercept), Answer::Shim, "{name}");
         }
+        // Allocations and frees pass through the shim (the pass-through
+        // allocation table) in both forwarding modes.
+        for name in [
+            "hsa_amd_memory_pool_allocate",
+            "hsa_amd_memory_pool_free",
+            "hsa_memory_allocate",
+            "hsa_memory_free",
+            "hsa_amd_memory_lock",
+            "hsa_amd_memory_lock_to_pool",
+            "hsa_amd_memory_unlock",
+            "hsa_memory_register",
+            "hsa_memory_deregister",
+            "hsa_amd_vmem_handle_create",
+            "hsa_amd_vmem_handle_release",
+            "hsa_amd_vmem_map",
+            "hsa_amd_vmem_unmap",
+        ] {
+            assert_eq!(entry(name).answer(Mode::Intercept), Answer::Shim, "{name}");
+            assert_eq!(entry(name).answer(Mode::Observe), Answer::Shim, "{name}");
+        }
         for name in [
             "hsa_agent_get_info",
-            "hsa_amd_memory_pool_allocate",
             "hsa_signal_create",
             "hsa_soft_queue_create",
         ] {

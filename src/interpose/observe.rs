@@ -11,6 +11,12 @@
 //! a packet the shim has not captured, even when several producers publish
 //! out of order.
 //!
+//! A kernel dispatch's kernarg bytes are copied while its packet is captured,
+//! before the doorbell is forwarded, so they are the bytes the kernel will
+//! read; only memory the pass-through allocation table knows to be host
+//! memory is read (`super::passthrough`), anything else is recorded as
+//! `not_known_readable`.
+//!
 //! Packets are classified with the same checks as a drain
 //! ([`crate::aql::Processor::classify`]) but never completed, invalidated or
 //! waited on: the real runtime does that. The forwarded doorbell store is the
@@ -28,7 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize
 
 use crate::abi::{AmdQueue, PacketType};
 use crate::aql::{KernelLookup, KernelTable, PacketRecord, Status};
-use crate::capture::QueueProducer;
+use crate::capture::{KernargSubmit, QueueProducer, Unreadable};
 use crate::runtime;
 
 const MAX_OBSERVED: usize = 1024;
@@ -44,6 +50,12 @@ struct Side {
     forwarded: Option<u64>,
     producer: Option<QueueProducer>,
     counts: ObservedCounts,
+    /// The pass-through allocation this queue's kernargs were last found in,
+    /// and the buffer they are copied into (made with the registration, so
+    /// the doorbell path allocates nothing).
+    kernarg: Box<runtime::memory::KernargCopy>,
+    /// The last kernel dispatched: `(kernel_object, kernarg_segment_size)`.
+    last_kernel: (u64, u32),
 }
 
 /// One real queue being observed.
@@ -118,6 +130,8 @@ pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
             forwarded: None,
             producer,
             counts: ObservedCounts::default(),
+            kernarg: Box::default(),
+            last_kernel: (0, 0),
         }),
     }));
     for (i, slot) in TABLE.iter().enumerate() {
@@ -294,14 +308,15 @@ impl Observed {
                         == crate::abi::PacketType::KERNEL_DISPATCH
                         && crate::runtime::queues::kernarg_capture()
                     {
-                        // The kernarg memory is the real runtime's; its pools
-                        // are not tracked in observe mode yet.
-                        p.push_with_kernarg(
-                            &rec,
-                            crate::capture::KernargSubmit::Unreadable(
-                                crate::capture::Unreadable::ModeNotSupported,
-                            ),
+                        // Copied now, before the doorbell is forwarded: these
+                        // are the bytes the kernel will read.
+                        let k = kernarg(
+                            &mut side.kernarg,
+                            &mut side.last_kernel,
+                            &raw,
+                            self.id as usize,
                         );
+                        p.push_with_kernarg(&rec, k);
                     } else {
                         p.push(&rec);
                     }
@@ -319,6 +334,47 @@ impl Observed {
             side.forwarded = Some(last);
             forward(Some(last as i64));
         }
+    }
+}
+
+/// A dispatch's kernarg bytes, from memory the pass-through table knows to
+/// be host memory of the real runtime (see `passthrough`), into `k.buf`.
+fn kernarg<'b>(
+    k: &'b mut runtime::memory::KernargCopy,
+    last: &mut (u64, u32),
+    raw: &[u8; 64],
+    shard: usize,
+) -> KernargSubmit<'b> {
+    use crate::abi::packet_offset as po;
+    let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().unwrap_or([0; 8]));
+    let (ko, addr) = (word(po::KERNEL_OBJECT), word(po::KERNARG_ADDRESS));
+    let size = if ko != 0 && last.0 == ko {
+        last.1
+    } else {
+        match runtime::executables::kernel_info(ko) {
+            Some(info) => {
+                *last = (ko, info.kernarg_size);
+                info.kernarg_size
+            }
+            None => return KernargSubmit::Unreadable(Unreadable::UnknownKernel),
+        }
+    };
+    if size == 0 {
+        return KernargSubmit::Bytes {
+            bytes: &[],
+            segment_size: 0,
+        };
+    }
+    if addr == 0 {
+        return KernargSubmit::Unreadable(Unreadable::NullAddress);
+    }
+    let want = (size as usize).min(k.buf.len());
+    match super::passthrough::copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want]) {
+        Ok(n) => KernargSubmit::Bytes {
+            bytes: &k.buf[..n],
+            segment_size: u64::from(size),
+        },
+        Err(_) => KernargSubmit::Unreadable(Unreadable::NotKnownReadable),
     }
 }
 

@@ -607,6 +607,12 @@ pub type hsa_amd_image_create = unsafe extern "C" fn(HsaAgent, *const ImageDescr
 /// `hsa_status_t hsa_amd_image_get_info_max_dim(hsa_agent_t agent, hsa_agent_info_t attribute, void *value)` (ROCr 5.2.3)
 pub type hsa_amd_image_get_info_max_dim = unsafe extern "C" fn(HsaAgent, u32, *mut c_void) -> u32;
 
+/// `hsa_status_t hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t *handle, size_t len, uint32_t num_agents, const hsa_agent_t *mapping_agents, void **mapped_ptr)` (ROCr 5.2.3)
+pub type hsa_amd_ipc_memory_attach = unsafe extern "C" fn(*const c_void, usize, u32, *const HsaAgent, *mut *mut c_void) -> u32;
+
+/// `hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr)` (ROCr 5.2.3)
+pub type hsa_amd_ipc_memory_detach = unsafe extern "C" fn(*mut c_void) -> u32;
+
 /// `hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t size, hsa_queue_type32_t type, uint32_t features, hsa_signal_t doorbell_signal, hsa_queue_t **queue)` (ROCr 5.2.3)
 pub type hsa_soft_queue_create = unsafe extern "C" fn(u64, u32, u32, u32, HsaSignal, *mut *mut c_void) -> u32;
 
@@ -637,14 +643,8 @@ pub type hsa_amd_interop_map_buffer = unsafe extern "C" fn(u32, *mut HsaAgent, i
 /// `hsa_status_t hsa_amd_interop_unmap_buffer(void *ptr)` (ROCr 5.2.3)
 pub type hsa_amd_interop_unmap_buffer = unsafe extern "C" fn(*mut c_void) -> u32;
 
-/// `hsa_status_t hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t *handle, size_t len, uint32_t num_agents, const hsa_agent_t *mapping_agents, void **mapped_ptr)` (ROCr 5.2.3)
-pub type hsa_amd_ipc_memory_attach = unsafe extern "C" fn(*const c_void, usize, u32, *const HsaAgent, *mut *mut c_void) -> u32;
-
 /// `hsa_status_t hsa_amd_ipc_memory_create(void *ptr, size_t len, hsa_amd_ipc_memory_t *handle)` (ROCr 5.2.3)
 pub type hsa_amd_ipc_memory_create = unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32;
-
-/// `hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr)` (ROCr 5.2.3)
-pub type hsa_amd_ipc_memory_detach = unsafe extern "C" fn(*mut c_void) -> u32;
 
 /// `hsa_status_t hsa_amd_ipc_signal_attach(const hsa_amd_ipc_signal_t *handle, hsa_signal_t *signal)` (ROCr 5.2.3)
 pub type hsa_amd_ipc_signal_attach = unsafe extern "C" fn(*const c_void, *mut HsaSignal) -> u32;
@@ -1671,6 +1671,16 @@ pub mod missing {
         crate::abi::HsaStatus::ERROR.0
     }
 
+    pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(_a0: *const c_void, _a1: usize, _a2: u32, _a3: *const HsaAgent, _a4: *mut *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_ipc_memory_attach");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(_a0: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_ipc_memory_detach");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
     pub unsafe extern "C" fn hsa_soft_queue_create(_a0: u64, _a1: u32, _a2: u32, _a3: u32, _a4: HsaSignal, _a5: *mut *mut c_void) -> u32 {
         crate::interpose::forward::missing("hsa_soft_queue_create");
         crate::abi::HsaStatus::ERROR.0
@@ -1721,18 +1731,8 @@ pub mod missing {
         crate::abi::HsaStatus::ERROR.0
     }
 
-    pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(_a0: *const c_void, _a1: usize, _a2: u32, _a3: *const HsaAgent, _a4: *mut *mut c_void) -> u32 {
-        crate::interpose::forward::missing("hsa_amd_ipc_memory_attach");
-        crate::abi::HsaStatus::ERROR.0
-    }
-
     pub unsafe extern "C" fn hsa_amd_ipc_memory_create(_a0: *mut c_void, _a1: usize, _a2: *mut c_void) -> u32 {
         crate::interpose::forward::missing("hsa_amd_ipc_memory_create");
-        crate::abi::HsaStatus::ERROR.0
-    }
-
-    pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(_a0: *mut c_void) -> u32 {
-        crate::interpose::forward::missing("hsa_amd_ipc_memory_detach");
         crate::abi::HsaStatus::ERROR.0
     }
 

@@ -464,6 +464,77 @@ pub fn symbol(handle: u64) -> Result<SymbolEntry, HsaStatus> {
         .ok_or(HsaStatus::ERROR_INVALID_EXECUTABLE_SYMBOL)
 }
 
+/// What decoding needs of each kernel of a code object the *real* runtime
+/// loads (intercept and observe modes), by kernel descriptor symbol: the
+/// metadata's argument layout, and the signature and DWARF names.
+pub type RealCodeObjectArgs = HashMap<String, (KernelMetadata, crate::kernargs::KernelSources)>;
+
+/// [`RealCodeObjectArgs`] of a code object's bytes (`None`: not a code
+/// object SoftGPU can parse, or no metadata: its kernels' arguments are then
+/// captured but not decoded).
+pub fn code_object_args(bytes: &[u8]) -> Option<RealCodeObjectArgs> {
+    let co = code_object::parse(bytes).ok()?;
+    let md = co.metadata()?;
+    let (all, _dwarf) = crate::kernargs::kernel_sources(bytes, md);
+    let mut sources: HashMap<String, crate::kernargs::KernelSources> =
+        all.into_iter().map(|k| (k.symbol.clone(), k)).collect();
+    Some(
+        md.kernels
+            .iter()
+            .map(|k| {
+                let m = KernelMetadata {
+                    symbol: k.symbol.clone(),
+                    kernarg_segment_size: k.kernarg_segment_size,
+                    group_segment_fixed_size: k.group_segment_fixed_size,
+                    args: k.args.clone(),
+                    ..KernelMetadata::default()
+                };
+                let src = sources.remove(&k.symbol).unwrap_or_default();
+                (k.symbol.clone(), (m, src))
+            })
+            .collect(),
+    )
+}
+
+/// Record what decoding the arguments of a real executable's kernels needs
+/// (intercept and observe modes), from the code objects the program loaded
+/// into it, matched by symbol name; stored for the pointer checker and in the
+/// capture (a KernelArgs frame), as a load in virtual mode does.
+pub fn record_real_kernel_args(
+    rt: &super::Runtime,
+    kernels: &[crate::real::RealKernel],
+    objects: &[Arc<RealCodeObjectArgs>],
+) {
+    let args: Vec<crate::capture::KernelArgSources> = kernels
+        .iter()
+        .filter(|r| r.kernel_object != 0)
+        .filter_map(|r| {
+            let with_kd = format!("{}.kd", r.name);
+            let (m, src) = objects
+                .iter()
+                .find_map(|o| o.get(&r.name).or_else(|| o.get(&with_kd)))?;
+            Some(crate::capture::KernelArgSources {
+                kernel_object: r.kernel_object,
+                metadata: m.clone(),
+                sources: src.clone(),
+            })
+        })
+        .collect();
+    if args.is_empty() {
+        return;
+    }
+    {
+        let mut m = ARG_SOURCES.write().unwrap_or_else(|e| e.into_inner());
+        let m = m.get_or_insert_with(Default::default);
+        for a in &args {
+            m.insert(a.kernel_object, Arc::new(a.clone()));
+        }
+    }
+    if let Some(c) = &rt.capture {
+        c.add_kernel_args(args);
+    }
+}
+
 /// Record the kernels of an executable the *real* runtime loaded and froze
 /// (intercept and observe modes), so dispatches are named and checked against
 /// what the real runtime reports for each kernel: kernarg size and static

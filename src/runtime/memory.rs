@@ -160,10 +160,12 @@ pub fn free(ptr: usize) -> bool {
 /// doorbell path neither allocates nor clears one).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct KernargRange {
-    base: u64,
-    size: u64,
-    epoch: u64,
-    valid: bool,
+    // Filled by `copy_kernarg` here, or by the pass-through table's copy in
+    // intercept and observe mode (`interpose::passthrough`).
+    pub(crate) base: u64,
+    pub(crate) size: u64,
+    pub(crate) epoch: u64,
+    pub(crate) valid: bool,
 }
 
 /// A queue's kernarg copy state: the cached allocation and the buffer.

@@ -271,8 +271,19 @@ fn build() -> Result<Runtime, HsaStatus> {
                 // allocation table (no allocation or free since) are the same.
                 type Last = (u64, u64, Vec<u8>, Vec<crate::kernargs::ArgFinding>);
                 let last: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
+                // Intercept and observe: the allocations that passed through
+                // the shim to the real runtime (frees drain the writer there
+                // too, before they are passed on).
+                let below = real::below().filter(|_| mode != Mode::Virtual);
+                let table: &'static (dyn crate::kernargs::AllocationTable + Sync) = match below {
+                    Some(b) => b.allocations(),
+                    None => &memory::ShimAllocations,
+                };
                 w.set_arg_checker(Box::new(move |input| {
-                    let events = memory::events();
+                    let events = match below {
+                        Some(b) => b.allocation_events(),
+                        None => memory::events(),
+                    };
                     let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
                     if let Some((ko, ev, block, found)) = last.as_ref() {
                         if *ko == input.kernel_object && *ev == events && block == input.block {
@@ -291,7 +302,7 @@ fn build() -> Result<Runtime, HsaStatus> {
                                 &k.metadata,
                                 k.sources.sources(),
                             );
-                            crate::kernargs::check_arguments(&memory::ShimAllocations, 0, &d)
+                            crate::kernargs::check_arguments(table, 0, &d)
                         }
                         _ => Vec::new(),
                     };

@@ -584,7 +584,9 @@ struct Sink<'a, 'k> {
 
 impl Sink<'_, '_> {
     /// The dispatch's kernarg bytes, copied now (before its completion is
-    /// signalled), from memory this runtime allocated only, into `buf`.
+    /// signalled) into `buf`, from memory this runtime allocated only
+    /// (virtual mode), or from memory the real runtime allocated through the
+    /// shim from a pool it says is host memory (intercept mode).
     #[inline]
     fn kernarg(&mut self, rec: &PacketRecord) -> Option<KernargSubmit<'_>> {
         use crate::abi::packet_offset as po;
@@ -593,11 +595,6 @@ impl Sink<'_, '_> {
             || !KERNARG_CAPTURE.load(Ordering::Relaxed)
         {
             return None;
-        }
-        if lifecycle::intercepting() {
-            // The kernarg memory is the real runtime's; its pools are not
-            // tracked here yet.
-            return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported));
         }
         let word = |at: usize| u64::from_le_bytes(rec.raw[at..at + 8].try_into().unwrap_or([0; 8]));
         let (ko, addr) = (word(po::KERNEL_OBJECT), word(po::KERNARG_ADDRESS));
@@ -616,12 +613,18 @@ impl Sink<'_, '_> {
         }
         let k = &mut *self.kernarg;
         let want = (size as usize).min(k.buf.len());
-        match memory::copy_kernarg(
-            &mut k.range,
-            self.queue_id as usize,
-            addr,
-            &mut k.buf[..want],
-        ) {
+        // Intercept mode: the kernarg memory is the real runtime's, read only
+        // where the pass-through table knows it to be host memory.
+        let shard = self.queue_id as usize;
+        let copied = if lifecycle::intercepting() {
+            match real::below() {
+                Some(b) => b.copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want]),
+                None => return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported)),
+            }
+        } else {
+            memory::copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want])
+        };
+        match copied {
             Ok(n) => Some(KernargSubmit::Bytes {
                 bytes: &k.buf[..n],
                 segment_size: size,

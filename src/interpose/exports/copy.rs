@@ -158,10 +158,21 @@ pub(super) fn lock_common(host: *mut c_void, size: usize, out: Out<'_, *mut c_vo
 pub unsafe extern "C" fn hsa_amd_memory_lock(
     host: *mut c_void,
     size: usize,
-    _agents: *mut HsaAgent,
-    _n: i32,
+    agents: *mut HsaAgent,
+    n: i32,
     out: *mut *mut c_void,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_memory_lock(host, size, agents, n, out))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            pool::pass_allocated("hsa_amd_memory_lock", out, |agent| {
+                passthrough::locked(host as u64, agent, size as u64, 0)
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_amd_memory_lock: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -177,12 +188,25 @@ fn amd_memory_lock(host: *mut c_void, size: usize, out: Out<'_, *mut c_void>) ->
 pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     host: *mut c_void,
     size: usize,
-    _agents: *mut HsaAgent,
-    _n: i32,
+    agents: *mut HsaAgent,
+    n: i32,
     pool: u64,
-    _flags: u32,
+    flags: u32,
     out: *mut *mut c_void,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_memory_lock_to_pool(
+            host, size, agents, n, pool, flags, out
+        ))
+        .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            pool::pass_allocated("hsa_amd_memory_lock_to_pool", out, |agent| {
+                passthrough::locked(host as u64, agent, size as u64, pool)
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_amd_memory_lock_to_pool: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -204,6 +228,14 @@ fn amd_memory_lock_to_pool(
 }
 
 pub unsafe extern "C" fn hsa_amd_memory_unlock(host: *mut c_void) -> u32 {
+    if forward::forwarding() {
+        return pool::pass_free(
+            "hsa_amd_memory_unlock",
+            host as u64,
+            &[passthrough::Source::Locked],
+            || call_real!(hsa_amd_memory_unlock(host)),
+        );
+    }
     status("hsa_amd_memory_unlock", || amd_memory_unlock(host))
 }
 

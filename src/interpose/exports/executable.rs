@@ -6,11 +6,55 @@ use super::*;
 
 use crate::runtime::executables;
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+type ObjectArgs = Arc<executables::RealCodeObjectArgs>;
+
+/// Intercept and observe: what each real code object reader's bytes say about
+/// their kernels' arguments (parsed once, when the reader is created), by
+/// reader handle, until the reader is destroyed.
+static REAL_READERS: Mutex<BTreeMap<u64, ObjectArgs>> = Mutex::new(BTreeMap::new());
+/// The code objects loaded into each real executable, until it is frozen.
+static REAL_LOADED: Mutex<BTreeMap<u64, Vec<ObjectArgs>>> = Mutex::new(BTreeMap::new());
+
+/// A real reader was created over `bytes`: remember its kernels' argument sources.
+fn real_reader_created(reader: u64, bytes: &[u8]) {
+    if let Some(args) = executables::code_object_args(bytes) {
+        REAL_READERS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(reader, Arc::new(args));
+    }
+}
+
 pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
     code: *const c_void,
     size: usize,
     out: *mut u64,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_code_object_reader_create_from_memory(code, size, out))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 && !code.is_null() && size <= crate::code_object::MAX_FILE_SIZE as usize {
+            // SAFETY: the real runtime accepted `size` readable bytes at
+            // `code` (the caller's contract for the call); `out` is storage
+            // for one handle, which it has just written.
+            let (bytes, out) = unsafe {
+                (
+                    std::slice::from_raw_parts(code as *const u8, size),
+                    Out::from_raw(out),
+                )
+            };
+            value("hsa_code_object_reader_create_from_memory", (), || {
+                if let Some(r) = out.read() {
+                    real_reader_created(r, bytes)
+                }
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_code_object_reader_create_from_memory: `out` is null or points to
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -30,6 +74,37 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
 }
 
 pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *mut u64) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_code_object_reader_create_from_file(fd, out))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 && fd >= 0 {
+            // SAFETY: `out` is storage for one handle, which the real runtime
+            // has just written.
+            let out = unsafe { Out::from_raw(out) };
+            value("hsa_code_object_reader_create_from_file", (), || {
+                use std::os::fd::FromRawFd;
+                use std::os::unix::fs::FileExt;
+                // SAFETY: `fd` is the caller's open descriptor, which the real
+                // runtime just read; ManuallyDrop keeps us from closing it.
+                let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+                // Read from offset 0 with pread, as the real runtime reads the
+                // whole file, without moving the descriptor's position.
+                let mut bytes = Vec::new();
+                let mut buf = vec![0u8; 1 << 20];
+                while (bytes.len() as u64) < crate::code_object::MAX_FILE_SIZE {
+                    match file.read_at(&mut buf, bytes.len() as u64) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => bytes.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if let Some(r) = out.read() {
+                    real_reader_created(r, &bytes)
+                }
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_code_object_reader_create_from_file: `out` is null or points to
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -53,6 +128,19 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(fd: i32, out: *
 }
 
 pub unsafe extern "C" fn hsa_code_object_reader_destroy(reader: u64) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_code_object_reader_destroy(reader)).unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            value("hsa_code_object_reader_destroy", (), || {
+                REAL_READERS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&reader);
+            });
+        }
+        return st;
+    }
     status("hsa_code_object_reader_destroy", || {
         code_object_reader_destroy(reader)
     })
@@ -122,9 +210,34 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
     exec: u64,
     agent: HsaAgent,
     reader: u64,
-    _options: *const c_char,
+    options: *const c_char,
     loaded: *mut u64,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_executable_load_agent_code_object(
+            exec, agent, reader, options, loaded
+        ))
+        .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            value("hsa_executable_load_agent_code_object", (), || {
+                let args = REAL_READERS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&reader)
+                    .cloned();
+                if let Some(a) = args {
+                    REAL_LOADED
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entry(exec)
+                        .or_default()
+                        .push(a);
+                }
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_executable_load_agent_code_object: `loaded` is null or points to
     // writable storage for one `u64`, for the duration of the call.
     let loaded = unsafe { Out::from_raw(loaded) };
@@ -169,6 +282,15 @@ pub unsafe extern "C" fn hsa_executable_freeze(exec: u64, _options: *const c_cha
                 // an executable of the real runtime.
                 let kernels = unsafe { forward::real_kernels(exec) };
                 runtime::executables::record_real_kernels(rt, &kernels);
+                // Their argument layouts, from the code objects loaded into it.
+                value("hsa_executable_freeze", (), || {
+                    let objects = REAL_LOADED
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&exec)
+                        .unwrap_or_default();
+                    runtime::executables::record_real_kernel_args(rt, &kernels, &objects);
+                });
             }
         }
         return st;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::args::{CStrArg, InOpt, InSlice, InfoOut, Out, OutWords};
 use super::forward::{self, call_real};
-use super::{observe, status, value};
+use super::{observe, passthrough, status, value};
 use crate::abi::{
     AccessDesc, AgentInfo, AgentPoolInfo, CacheInfo, Dim3, DispatchTime, ExecutableInfo, HsaAgent,
     HsaSignal, HsaStatus, IsaInfo, PitchedPtr, PointerInfo, PoolInfo, RegionInfo, SignalCondition,

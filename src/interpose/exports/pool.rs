@@ -6,6 +6,41 @@ use super::*;
 
 pub(super) type PoolCb = unsafe extern "C" fn(u64, *mut c_void) -> u32;
 
+/// A successful allocation forwarded to the real runtime: read back the
+/// pointer it wrote and record it in the pass-through table.
+pub(super) fn pass_allocated(name: &'static str, out: *mut *mut c_void, record: impl FnOnce(u64)) {
+    // SAFETY: the allocating call's HSA contract: `out` is null or points to
+    // storage for one pointer for the duration of the call, which the real
+    // runtime has just written on success.
+    let out = unsafe { Out::from_raw(out) };
+    value(name, (), || {
+        if let Some(p) = out.read() {
+            record(p as u64);
+        }
+    });
+}
+
+/// A free (or unlock, unmap) forwarded to the real runtime: the pass-through
+/// entry at `base` (of one of `sources`) is taken out first (draining the
+/// capture writer, waiting for kernarg copies in flight), then the real
+/// runtime frees; if it refuses, the entry goes back.
+pub(super) fn pass_free(
+    name: &'static str,
+    base: u64,
+    sources: &[passthrough::Source],
+    free: impl FnOnce() -> Option<u32>,
+) -> u32 {
+    forward::note_entry();
+    let removed = value(name, None, || passthrough::begin_free(base, sources));
+    let st = free().unwrap_or(HsaStatus::ERROR.0);
+    if st != 0 {
+        if let Some(r) = removed {
+            value(name, (), || passthrough::free_refused(r));
+        }
+    }
+    st
+}
+
 pub(super) fn pool_of(rt: &runtime::Runtime, h: u64) -> Result<PoolKind, HsaStatus> {
     rt.topo.pool(h).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)
 }
@@ -143,9 +178,20 @@ pub(super) fn allocate_in(
 pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     pool: u64,
     size: usize,
-    _flags: u32,
+    flags: u32,
     out: *mut *mut c_void,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_memory_pool_allocate(pool, size, flags, out))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            pass_allocated("hsa_amd_memory_pool_allocate", out, |p| {
+                passthrough::allocated_from_pool(p, size as u64, pool)
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_amd_memory_pool_allocate: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -166,6 +212,16 @@ pub unsafe extern "C" fn hsa_memory_allocate(
     size: usize,
     out: *mut *mut c_void,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_memory_allocate(region, size, out)).unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            pass_allocated("hsa_memory_allocate", out, |p| {
+                passthrough::allocated_from_region(p, size as u64, region)
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_memory_allocate: `out` is null or points to
     // writable storage for one pointer, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -203,11 +259,29 @@ pub(super) fn free_ptr(ptr: *mut c_void) -> R {
     }
 }
 
+/// The pass-through sources a pool or region free takes out (ROCr frees
+/// either kind with either function).
+const FREED_BY_FREE: &[passthrough::Source] =
+    &[passthrough::Source::Pool, passthrough::Source::Region];
+
 pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> u32 {
+    if forward::forwarding() {
+        return pass_free(
+            "hsa_amd_memory_pool_free",
+            ptr as u64,
+            FREED_BY_FREE,
+            || call_real!(hsa_amd_memory_pool_free(ptr)),
+        );
+    }
     status("hsa_amd_memory_pool_free", || free_ptr(ptr))
 }
 
 pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
+    if forward::forwarding() {
+        return pass_free("hsa_memory_free", ptr as u64, FREED_BY_FREE, || {
+            call_real!(hsa_memory_free(ptr))
+        });
+    }
     status("hsa_memory_free", || free_ptr(ptr))
 }
 
@@ -241,6 +315,16 @@ fn amd_agents_allow_access(agents: InSlice<'_, HsaAgent>, ptr: *const c_void) ->
 
 /// Registration pins host memory for a device; host memory needs no pinning here.
 pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_memory_register(ptr, size)).unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            value("hsa_memory_register", (), || {
+                passthrough::registered(ptr as u64, size as u64)
+            });
+        }
+        return st;
+    }
     status("hsa_memory_register", || memory_register(ptr, size))
 }
 
@@ -254,7 +338,15 @@ fn memory_register(ptr: *mut c_void, size: usize) -> R {
     }
 }
 
-pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> u32 {
+pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, size: usize) -> u32 {
+    if forward::forwarding() {
+        return pass_free(
+            "hsa_memory_deregister",
+            ptr as u64,
+            &[passthrough::Source::Registered],
+            || call_real!(hsa_memory_deregister(ptr, size)),
+        );
+    }
     status("hsa_memory_deregister", || memory_deregister(ptr))
 }
 
@@ -308,4 +400,43 @@ pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, s
         unsafe { runtime::copies::copy_now(&rect) };
         Ok(())
     })
+}
+
+/// IPC: fails closed in the virtual runtime (it has no other process's memory
+/// to attach); over a real runtime, forwarded, and the mapping recorded in
+/// the pass-through allocation table.
+pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
+    handle: *const c_void,
+    len: usize,
+    n: u32,
+    agents: *const HsaAgent,
+    mapped: *mut *mut c_void,
+) -> u32 {
+    if !forward::forwarding() {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        return super::super::fail_closed("hsa_amd_ipc_memory_attach", &ONCE);
+    }
+    forward::note_entry();
+    let st = call_real!(hsa_amd_ipc_memory_attach(handle, len, n, agents, mapped))
+        .unwrap_or(HsaStatus::ERROR.0);
+    if st == 0 {
+        pass_allocated("hsa_amd_ipc_memory_attach", mapped, |p| {
+            passthrough::ipc_attached(p, len as u64)
+        });
+    }
+    st
+}
+
+/// IPC detach: as [`hsa_amd_ipc_memory_attach`].
+pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped: *mut c_void) -> u32 {
+    if !forward::forwarding() {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        return super::super::fail_closed("hsa_amd_ipc_memory_detach", &ONCE);
+    }
+    pass_free(
+        "hsa_amd_ipc_memory_detach",
+        mapped as u64,
+        &[passthrough::Source::Ipc],
+        || call_real!(hsa_amd_ipc_memory_detach(mapped)),
+    )
 }

@@ -132,9 +132,26 @@ pub unsafe extern "C" fn hsa_amd_vmem_handle_create(
     pool: u64,
     size: usize,
     kind: u32,
-    _flags: u64,
+    flags: u64,
     out: *mut u64,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_vmem_handle_create(pool, size, kind, flags, out))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            // SAFETY: the HSA contract of hsa_amd_vmem_handle_create: `out`
+            // is null or storage for one handle, which the real runtime has
+            // just written.
+            let out = unsafe { Out::from_raw(out) };
+            value("hsa_amd_vmem_handle_create", (), || {
+                if let Some(h) = out.read() {
+                    passthrough::vmem_handle(h, pool, size as u64)
+                }
+            });
+        }
+        return st;
+    }
     // SAFETY: the HSA contract of hsa_amd_vmem_handle_create: `out` is null or points to
     // writable storage for one `u64`, for the duration of the call.
     let out = unsafe { Out::from_raw(out) };
@@ -153,6 +170,16 @@ fn amd_vmem_handle_create(pool: u64, size: usize, kind: u32, out: Out<'_, u64>) 
 }
 
 pub unsafe extern "C" fn hsa_amd_vmem_handle_release(handle: u64) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_vmem_handle_release(handle)).unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            value("hsa_amd_vmem_handle_release", (), || {
+                passthrough::vmem_handle_released(handle)
+            });
+        }
+        return st;
+    }
     status("hsa_amd_vmem_handle_release", || {
         amd_vmem_handle_release(handle)
     })
@@ -169,8 +196,19 @@ pub unsafe extern "C" fn hsa_amd_vmem_map(
     size: usize,
     offset: usize,
     handle: u64,
-    _flags: u64,
+    flags: u64,
 ) -> u32 {
+    if forward::forwarding() {
+        forward::note_entry();
+        let st = call_real!(hsa_amd_vmem_map(va, size, offset, handle, flags))
+            .unwrap_or(HsaStatus::ERROR.0);
+        if st == 0 {
+            value("hsa_amd_vmem_map", (), || {
+                passthrough::vmem_mapped(va as u64, size as u64, handle)
+            });
+        }
+        return st;
+    }
     status("hsa_amd_vmem_map", || {
         amd_vmem_map(va, size, offset, handle)
     })
@@ -188,6 +226,14 @@ fn amd_vmem_map(va: *mut c_void, size: usize, offset: usize, handle: u64) -> R {
 }
 
 pub unsafe extern "C" fn hsa_amd_vmem_unmap(va: *mut c_void, size: usize) -> u32 {
+    if forward::forwarding() {
+        return super::pool::pass_free(
+            "hsa_amd_vmem_unmap",
+            va as u64,
+            &[passthrough::Source::Vmem],
+            || call_real!(hsa_amd_vmem_unmap(va, size)),
+        );
+    }
     status("hsa_amd_vmem_unmap", || amd_vmem_unmap(va, size))
 }
 
