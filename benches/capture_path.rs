@@ -14,13 +14,22 @@
 //!   maximum sustained rate on this machine.
 //!
 //! After the criterion groups it prints, from the same run (issue 14's
-//! figures; nothing is asserted):
+//! figures, `docs/PERFORMANCE.md`; nothing is asserted):
+//! - the processor's median ns per packet over 256-packet batches with
+//!   capture off, on, and on with a 256-byte kernarg block per dispatch (as
+//!   the shim's sink hands it with argument capture on), interleaved batch
+//!   by batch so a noisy neighbour hits all three alike, and the ratios;
 //! - the writer's sustained rate: one producer thread pushing 2,000,000
-//!   launch-loop records (same kernel and grid, kernarg address advancing,
-//!   about 1.7 us apart) as fast as it can, until the writer has encoded them;
-//! - bytes per dispatch in the frame stream, for that launch loop and for the
-//!   processor batch above (64 kernels, a grid size per packet);
-//! - RSS growth over 1,000,000 dispatches pushed (the ring's pages included).
+//!   records of the launch benchmark's pattern (one kernel, one grid, one
+//!   queue, the kernarg address advancing, the same kernarg block each time)
+//!   as fast as it can; records per second of the writer thread's own CPU
+//!   time (one core, from `/proc/self/task/*/schedstat`) and of wall time;
+//! - bytes per dispatch in the frame stream for that launch loop (its
+//!   KernargBlock frames included) and for the processor batch above;
+//! - RSS growth over 1,000,000 such dispatches (the ring's pages included).
+//!
+//! `SOFTGPU_BENCH_WRITER_PROFILE=N` and `SOFTGPU_BENCH_PROCESSOR_PROFILE=N`
+//! run one part alone, for `valgrind --tool=callgrind` (see `main`).
 //!
 //! Run: `cargo bench --bench capture_path`.
 
