@@ -14,27 +14,36 @@
 //!   maximum sustained rate on this machine.
 //!
 //! After the criterion groups it prints, from the same run (issue 14's
-//! figures; nothing is asserted):
+//! figures, `docs/PERFORMANCE.md`; nothing is asserted):
+//! - the processor's median ns per packet over 256-packet batches with
+//!   capture off, on, and on with a 256-byte kernarg block per dispatch (as
+//!   the shim's sink hands it with argument capture on), interleaved batch
+//!   by batch so a noisy neighbour hits all three alike, and the ratios;
 //! - the writer's sustained rate: one producer thread pushing 2,000,000
-//!   launch-loop records (same kernel and grid, kernarg address advancing,
-//!   about 1.7 us apart) as fast as it can, until the writer has encoded them;
-//! - bytes per dispatch in the frame stream, for that launch loop and for the
-//!   processor batch above (64 kernels, a grid size per packet);
-//! - RSS growth over 1,000,000 dispatches pushed (the ring's pages included).
+//!   records of the launch benchmark's pattern (one kernel, one grid, one
+//!   queue, the kernarg address advancing, the same kernarg block each time)
+//!   as fast as it can; records per second of the writer thread's own CPU
+//!   time (one core, from `/proc/self/task/*/schedstat`) and of wall time;
+//! - bytes per dispatch in the frame stream for that launch loop (its
+//!   KernargBlock frames included) and for the processor batch above;
+//! - RSS growth over 1,000,000 such dispatches (the ring's pages included).
+//!
+//! `SOFTGPU_BENCH_WRITER_PROFILE=N` and `SOFTGPU_BENCH_PROCESSOR_PROFILE=N`
+//! run one part alone, for `valgrind --tool=callgrind` (see `main`).
 //!
 //! Run: `cargo bench --bench capture_path`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 
 use softgpu_hsa::abi::{HsaSignal, KernelDispatchPacket};
 use softgpu_hsa::aql::mock::{MockQueue, MockSignals, valid_dispatch};
 use softgpu_hsa::aql::parse::encode_kernel_dispatch;
 use softgpu_hsa::aql::{PacketRecord, Processor, QueueState, ReasonSet, RecordSink, Status};
 use softgpu_hsa::capture::{
-    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, QueueProducer,
+    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, KernargSubmit, QueueProducer,
 };
 
 const BATCH: u64 = 256;
@@ -42,12 +51,24 @@ const BATCH: u64 = 256;
 struct CaptureSink {
     producer: QueueProducer,
     epoch: Instant,
+    /// The kernarg block each dispatch hands the writer (as the shim's sink
+    /// does with argument capture on), or none.
+    kernarg: Option<[u8; LAUNCH_KERNARG_BYTES]>,
 }
 
 impl RecordSink for CaptureSink {
     #[inline]
     fn record(&mut self, rec: &PacketRecord) {
-        self.producer.push(rec);
+        match &self.kernarg {
+            Some(b) => self.producer.push_with_kernarg(
+                rec,
+                KernargSubmit::Bytes {
+                    bytes: b,
+                    segment_size: LAUNCH_KERNARG_BYTES as u64,
+                },
+            ),
+            None => self.producer.push(rec),
+        }
     }
     #[inline]
     fn now_ns(&self) -> u64 {
@@ -142,6 +163,7 @@ fn bench(c: &mut Criterion) {
         CaptureSink {
             producer,
             epoch: Instant::now(),
+            kernarg: None,
         },
         || writer.drain(),
     );
@@ -151,11 +173,12 @@ fn bench(c: &mut Criterion) {
         CaptureSink {
             producer: sustained,
             epoch: Instant::now(),
+            kernarg: None,
         },
         || {},
     );
     let _ = writer.finish(0, 0);
-    let batch_bytes = stream_bytes(&path) as f64 / read_records(&path) as f64;
+    let batch_bytes = stream_bytes(&path) as f64 / read_records(&path).max(1) as f64;
     figures(&dir, batch_bytes);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -184,13 +207,53 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// A HIP-like launch loop: one kernel, one grid, the kernarg address moving
-/// through a pool, no completion signal, launches about 1.7 us apart.
+/// CPU time (ns) the capture's writer thread has run so far, from
+/// `/proc/self/task/*/schedstat` (0 when the kernel does not say).
+fn writer_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    let mut total = 0;
+    for t in tasks.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if comm.trim() == "softgpu-capture" {
+            let stat = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            total += stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// The launch benchmark's kernel (`scripts/bench-launch`: `empty_kernel<<<1,
+/// 64>>>`) as the shim sees it: one kernel object, one grid, no completion
+/// signal, the kernarg address moving through HIP's pool, and a 256-byte
+/// kernarg segment (code object v5's hidden arguments) with the same contents
+/// every launch.
+const LAUNCH_KERNARG_BYTES: usize = 256;
+
+fn launch_kernarg_block() -> [u8; LAUNCH_KERNARG_BYTES] {
+    let mut b = [0u8; LAUNCH_KERNARG_BYTES];
+    // hidden_block_count_{x,y,z}, hidden_group_size_{x,y,z}, hidden_remainder..
+    b[0..4].copy_from_slice(&1u32.to_le_bytes());
+    b[4..8].copy_from_slice(&1u32.to_le_bytes());
+    b[8..12].copy_from_slice(&1u32.to_le_bytes());
+    b[12..14].copy_from_slice(&64u16.to_le_bytes());
+    b[14..16].copy_from_slice(&1u16.to_le_bytes());
+    b[16..18].copy_from_slice(&1u16.to_le_bytes());
+    b[64..72].copy_from_slice(&0x7f00_dead_0000u64.to_le_bytes());
+    b
+}
+
+/// One record of that launch loop (launches about 1.7 us apart).
 fn launch_loop_record(i: u64) -> PacketRecord {
     let mut d: KernelDispatchPacket = valid_dispatch(0x7f00_1234_5000, 0);
-    d.grid_size_x = 1 << 20;
-    d.workgroup_size_x = 256;
-    d.kernarg_address = 0x7f00_8000_0000 + (i % 4096) * 64;
+    d.grid_size_x = 64;
+    d.workgroup_size_x = 64;
+    d.kernarg_address = 0x7f00_8000_0000 + (i % 4096) * LAUNCH_KERNARG_BYTES as u64;
     d.completion_signal = HsaSignal { handle: 0 };
     let t = 1_000_000 + i * 1700;
     PacketRecord {
@@ -205,58 +268,235 @@ fn launch_loop_record(i: u64) -> PacketRecord {
     }
 }
 
-fn figures(dir: &std::path::Path, batch_bytes: f64) {
-    let header = || CaptureHeader {
+fn bench_header() -> CaptureHeader {
+    CaptureHeader {
         pid: std::process::id(),
         start_unix_ns: 0,
         mode: "bench".into(),
         agents: vec![],
-    };
-    // Writer sustained rate.
-    let path = dir.join("sustained.sgcap");
-    let w = CaptureWriter::create(&path, header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
-    let n = 2_000_000u64;
+    }
+}
+
+/// What one writer run measured.
+struct WriterRun {
+    n: u64,
+    wall: Duration,
+    producer: Duration,
+    writer_cpu_ns: u64,
+    waits: u64,
+    stream_bytes: u64,
+}
+
+/// One producer pushes `n` launch-loop records, with their kernarg blocks,
+/// as fast as it can, until the writer has encoded them all.
+fn writer_run(path: &std::path::Path, n: u64) -> WriterRun {
+    let w =
+        CaptureWriter::create(path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let block = launch_kernarg_block();
     let recs: Vec<PacketRecord> = (0..n).map(launch_loop_record).collect();
     let mut p = w.register_queue(1, 0, 1024, 0);
+    w.drain();
+    let cpu0 = writer_cpu_ns();
     let t = Instant::now();
     for r in &recs {
-        p.push(r);
+        p.push_with_kernarg(
+            r,
+            KernargSubmit::Bytes {
+                bytes: &block,
+                segment_size: LAUNCH_KERNARG_BYTES as u64,
+            },
+        );
     }
-    let pushed = t.elapsed();
+    let producer = t.elapsed();
     w.drain();
-    let done = t.elapsed();
+    let wall = t.elapsed();
+    let writer_cpu_ns = writer_cpu_ns().saturating_sub(cpu0);
     let waits = w.waits();
+    drop(p);
     let _ = w.finish(0, 0);
-    let loop_bytes = stream_bytes(&path) as f64 / n as f64;
+    drop(w);
+    WriterRun {
+        n,
+        wall,
+        producer,
+        writer_cpu_ns,
+        waits,
+        stream_bytes: stream_bytes(path),
+    }
+}
+
+/// Processor ns per packet over 256-packet batches, capture off and on,
+/// interleaved batch by batch (so a noisy neighbour hits both alike): the
+/// medians, as `(off, on, on_with_kernargs)`.
+fn processor_medians(writer: &CaptureWriter, rounds: usize) -> (f64, f64, f64) {
+    let p = Processor::default();
+    let signals = MockSignals::new(&[0]);
+    let packets: Vec<[u8; 64]> = (0..BATCH)
+        .map(|i| encode_kernel_dispatch(&valid_dispatch((i + 1) * 64, 0)))
+        .collect();
+    let mut off = CountSink {
+        n: 0,
+        epoch: Instant::now(),
+    };
+    let mut on = CaptureSink {
+        producer: writer.register_queue(10, 1, 1024, 0),
+        epoch: Instant::now(),
+        kernarg: None,
+    };
+    let block = launch_kernarg_block();
+    let mut on_k = CaptureSink {
+        producer: writer.register_queue(11, 1, 1024, 0),
+        epoch: Instant::now(),
+        kernarg: Some(block),
+    };
+    let queues = [
+        MockQueue::new(1024),
+        MockQueue::new(1024),
+        MockQueue::new(1024),
+    ];
+    let mut states = [
+        QueueState::default(),
+        QueueState::default(),
+        QueueState::default(),
+    ];
+    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for k in 0..3 {
+            for bytes in &packets {
+                queues[k].submit(bytes);
+            }
+            let t = Instant::now();
+            match k {
+                0 => black_box(p.drain(&mut states[0], 10, &queues[0], &signals, &mut off)),
+                1 => black_box(p.drain(&mut states[1], 10, &queues[1], &signals, &mut on)),
+                _ => black_box(p.drain(&mut states[2], 11, &queues[2], &signals, &mut on_k)),
+            };
+            let e = t.elapsed();
+            // Untimed: the writer catches up, as between real launches.
+            writer.drain();
+            if round >= rounds / 10 {
+                samples[k].push(e.as_nanos() as f64 / BATCH as f64);
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    };
+    let [a, b, c] = &mut samples;
+    (median(a), median(b), median(c))
+}
+
+fn figures(dir: &std::path::Path, batch_bytes: f64) {
+    println!();
+    println!("issue 14 figures (one run; nothing asserted):");
+    // The processor, interleaved medians.
+    let path = dir.join("processor.sgcap");
+    let w =
+        CaptureWriter::create(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let rounds = 4000;
+    let (off, on, on_k) = processor_medians(&w, rounds);
+    let _ = w.finish(0, 0);
+    drop(w);
     println!(
-        "capture writer, sustained: {n} launch-loop records in {:.3} s = {:.2} M records/s \
-         (the producer alone was done after {:.3} s; it waited {waits} times)",
-        done.as_secs_f64(),
-        n as f64 / done.as_secs_f64() / 1e6,
-        pushed.as_secs_f64()
+        "processor, 256-packet batches, median of {} interleaved batches each: capture off \
+         {off:.1} ns/packet, capture on {on:.1} ns/packet ({:.2}x off), capture on with a \
+         256-byte kernarg block per dispatch {on_k:.1} ns/packet ({:.2}x off)",
+        rounds - rounds / 10,
+        on / off,
+        on_k / off
+    );
+    // Writer sustained rate.
+    let path = dir.join("sustained.sgcap");
+    let n = 2_000_000u64;
+    let r = writer_run(&path, n);
+    println!(
+        "capture writer, sustained: {n} launch-loop records with kernarg blocks, writer thread \
+         CPU {:.3} s = {:.2} M records/s on one core; wall {:.3} s = {:.2} M records/s (the \
+         producer alone was done after {:.3} s; it waited {} times)",
+        r.writer_cpu_ns as f64 / 1e9,
+        r.n as f64 / (r.writer_cpu_ns.max(1) as f64 / 1e9) / 1e6,
+        r.wall.as_secs_f64(),
+        r.n as f64 / r.wall.as_secs_f64() / 1e6,
+        r.producer.as_secs_f64(),
+        r.waits
     );
     println!(
-        "capture size: {loop_bytes:.1} bytes per dispatch for the launch loop, \
-         {batch_bytes:.1} for the processor batch (64 kernels, varying grids); 1.x wrote 138"
+        "capture size: {:.2} bytes per dispatch for the launch loop (kernarg blocks \
+         included), {batch_bytes:.1} for the processor batch (64 kernels, varying grids); \
+         1.x wrote 138",
+        r.stream_bytes as f64 / r.n as f64
     );
-    drop(recs);
     // RSS growth over 1,000,000 dispatches.
     let path = dir.join("rss.sgcap");
+    let block = launch_kernarg_block();
     let before = rss_kib();
-    let w = CaptureWriter::create(&path, header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let w =
+        CaptureWriter::create(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
     let mut p = w.register_queue(1, 0, 1024, 0);
     for i in 0..1_000_000u64 {
-        p.push(&launch_loop_record(i));
+        p.push_with_kernarg(
+            &launch_loop_record(i),
+            KernargSubmit::Bytes {
+                bytes: &block,
+                segment_size: LAUNCH_KERNARG_BYTES as u64,
+            },
+        );
     }
     w.drain();
     let after = rss_kib();
+    drop(p);
     let _ = w.finish(0, 0);
     println!(
-        "RSS growth over 1,000,000 dispatches: {:.1} MiB (ring {} KiB of it)",
+        "RSS growth over 1,000,000 dispatches with kernarg blocks: {:.1} MiB (the ring's {} \
+         KiB and one {} KiB kernarg arena included)",
         after.saturating_sub(before) as f64 / 1024.0,
-        softgpu_hsa::capture::DEFAULT_RING_CAPACITY * 128 / 1024
+        softgpu_hsa::capture::DEFAULT_RING_CAPACITY * 128 / 1024,
+        softgpu_hsa::capture::kernarg::ARENA_BYTES / 1024
     );
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+/// `SOFTGPU_BENCH_WRITER_PROFILE=N` runs only the writer for `N` launch-loop
+/// records, `SOFTGPU_BENCH_PROCESSOR_PROFILE=N` only `N` rounds of the
+/// interleaved processor batches (for `valgrind --tool=callgrind`, see
+/// `docs/PERFORMANCE.md`).
+fn main() {
+    if let Some(n) = std::env::var("SOFTGPU_BENCH_PROCESSOR_PROFILE")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let dir = std::env::temp_dir().join(format!("softgpu-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = CaptureWriter::create(
+            &dir.join("profile.sgcap"),
+            bench_header(),
+            Box::new(|_| KernargClass::Softgpu),
+        )
+        .unwrap();
+        let (off, on, on_k) = processor_medians(&w, n.max(10));
+        println!("{off:.1} {on:.1} {on_k:.1} ns/packet");
+        let _ = w.finish(0, 0);
+        drop(w);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    if let Some(n) = std::env::var("SOFTGPU_BENCH_WRITER_PROFILE")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        let dir = std::env::temp_dir().join(format!("softgpu-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let r = writer_run(&dir.join("profile.sgcap"), n);
+        println!(
+            "{} records, {:.2} stream bytes per record",
+            r.n,
+            r.stream_bytes as f64 / r.n as f64
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -696,3 +696,37 @@ fn dispatches_of_runtime_blit_kernels_carry_the_not_executed_finding_from_the_pr
     plain.drain();
     assert!(plain.records()[0].reasons.is_empty());
 }
+
+#[test]
+fn a_long_drain_reads_the_clock_for_its_first_and_last_packet_and_every_stride_between() {
+    use softgpu_hsa::aql::CLOCK_STRIDE;
+    let mut r = Rig::new(64, &[]);
+    let n = 2 * CLOCK_STRIDE as u64 + 5;
+    for i in 0..n {
+        r.q.submit(&dispatch_bytes(i + 1, 0));
+    }
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    let recs = r.records();
+    assert_eq!(recs.len() as u64, n);
+    // The mock clock ticks by one per read.
+    let first = recs[0];
+    assert!(
+        first.observed_ns < first.done_ns,
+        "the first packet reads it"
+    );
+    for (i, w) in recs.windows(2).enumerate() {
+        // Chained: the next packet is taken when the previous one is done.
+        assert_eq!(w[1].observed_ns, w[0].done_ns, "packet {}", i + 1);
+        assert!(w[1].done_ns >= w[1].observed_ns);
+        let read = (i + 1) % CLOCK_STRIDE as usize == 0 || i + 2 == recs.len();
+        assert_eq!(
+            w[1].done_ns > w[1].observed_ns,
+            read,
+            "packet {}: read the clock = {read}",
+            i + 1
+        );
+    }
+    // Two reads for the first packet, then one per stride and the last.
+    let reads = recs[recs.len() - 1].done_ns - recs[0].observed_ns + 1;
+    assert_eq!(reads, 2 + 2 + 1);
+}

@@ -491,3 +491,100 @@ fn diff_level_args_compares_values_exactly_and_pointers_by_allocation_never_by_a
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("arguments not captured in B"), "{out}");
 }
+
+#[test]
+fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_every_records_own_bytes_size_and_findings()
+ {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let path = tmp("repeats");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    // The checker runs once per record, repeats included: each call's one
+    // finding carries the call's number as its address.
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    assert!(w.set_arg_checker(Box::new(move |_| {
+        vec![ArgFinding {
+            index: 0,
+            address: c.fetch_add(1, Ordering::SeqCst),
+            finding: PointerFinding::Unknown,
+        }]
+    })));
+    let a = saxpy_block(2.0, 1000, 16);
+    let b = saxpy_block(3.0, 1000, 16);
+    let big = vec![0xCDu8; 5000];
+    enum S<'a> {
+        Bytes(&'a [u8], u64),
+        Unreadable,
+    }
+    // (queue, what is submitted)
+    let plan: Vec<(u64, S)> = vec![
+        (1, S::Bytes(&a, 40)),
+        (1, S::Bytes(&a, 40)),
+        (1, S::Unreadable),
+        (1, S::Bytes(&a, 40)),
+        (2, S::Bytes(&a, 40)),
+        (2, S::Bytes(&b, 40)),
+        (1, S::Bytes(&a, 40)),
+        (1, S::Bytes(&b, 40)),
+        (1, S::Bytes(&b, 40)),
+        (1, S::Bytes(&a, 48)),
+        (1, S::Bytes(&big, 5000)),
+        (1, S::Bytes(&big, 5000)),
+        (1, S::Bytes(&big, 6000)),
+        (2, S::Bytes(&b, 40)),
+        (1, S::Bytes(&a, 40)),
+    ];
+    let mut qs = [w.register_queue(1, 1, 64, 0), w.register_queue(2, 1, 64, 0)];
+    let mut index = [0u64; 2];
+    for (qid, s) in &plan {
+        let k = (*qid - 1) as usize;
+        let mut r = rec(index[k], dispatch_raw(KO, 64));
+        r.queue_id = *qid;
+        index[k] += 1;
+        qs[k].push_with_kernarg(
+            &r,
+            match s {
+                S::Bytes(bytes, seg) => KernargSubmit::Bytes {
+                    bytes,
+                    segment_size: *seg,
+                },
+                S::Unreadable => KernargSubmit::Unreadable(Unreadable::NotKnownReadable),
+            },
+        );
+    }
+    w.finish(0, 1).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), plan.len());
+    let mut call = 0u64;
+    for (n, (r, (qid, s))) in cap.records.iter().zip(&plan).enumerate() {
+        assert_eq!(r.queue_id, *qid, "record {n}");
+        match s {
+            S::Unreadable => assert_eq!(
+                r.kernarg,
+                RecordKernarg::Unreadable(Unreadable::NotKnownReadable),
+                "record {n}"
+            ),
+            S::Bytes(bytes, seg) => {
+                let kept = &bytes[..bytes.len().min(KERNARG_BOUND)];
+                assert_eq!(cap.kernarg_bytes(r).unwrap(), kept, "record {n}");
+                let RecordKernarg::Block { truncated_from, .. } = r.kernarg else {
+                    panic!("record {n}: {:?}", r.kernarg);
+                };
+                assert_eq!(
+                    truncated_from,
+                    (*seg > KERNARG_BOUND as u64).then_some(*seg),
+                    "record {n}"
+                );
+                let f = cap.arg_findings(r);
+                assert_eq!(f.len(), 1, "record {n}");
+                assert_eq!(f[0].address, call, "record {n}: its own check");
+                call += 1;
+            }
+        }
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), call);
+    // a, b, a-as-48 is the same bytes: a, b and big are the distinct blocks.
+    assert_eq!(cap.kernarg_blocks.len(), 3);
+}

@@ -53,7 +53,8 @@ impl MockQueue {
 
     #[inline]
     fn word(&self, index: u64, w: usize) -> &AtomicU64 {
-        &self.words[(index % self.size) as usize * 8 + w]
+        // `size` is a power of two (checked by `new`).
+        &self.words[(index & (self.size - 1)) as usize * 8 + w]
     }
 
     /// Reserve `n` consecutive slots (as `hsa_queue_add_write_index_relaxed`
@@ -142,26 +143,27 @@ impl QueueMemory for MockQueue {
 
     fn read_packet(&self, index: u64) -> [u8; 64] {
         let mut out = [0u8; 64];
-        for (w, chunk) in out.chunks_exact_mut(8).enumerate() {
-            // Word 0 is re-read with acquire; the others are ordered by the
-            // acquire header load that preceded this call.
-            let order = if w == 0 {
-                Ordering::Acquire
-            } else {
-                Ordering::Relaxed
-            };
-            chunk.copy_from_slice(&self.word(index, w).load(order).to_le_bytes());
+        let base = (index & (self.size - 1)) as usize * 8;
+        let slot = &self.words[base..base + 8];
+        // Word 0 is re-read with acquire; the others are ordered by the
+        // acquire header load that preceded this call.
+        out[..8].copy_from_slice(&slot[0].load(Ordering::Acquire).to_le_bytes());
+        for (chunk, w) in out[8..].chunks_exact_mut(8).zip(&slot[1..]) {
+            chunk.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
         out
     }
 
     fn store_header(&self, index: u64, header: u16) {
-        // Only the low 16 bits change; the slot is ours until read_index moves.
-        let _ = self
-            .word(index, 0)
-            .fetch_update(Ordering::Release, Ordering::Relaxed, |w| {
-                Some((w & !0xFFFF) | u64::from(header))
-            });
+        // Only the low 16 bits change. The slot is ours until read_index
+        // moves (no producer writes it meanwhile), so a plain load and a
+        // release store do, as the runtime's one store of the header does:
+        // no read-modify-write on the doorbell path.
+        let w = self.word(index, 0);
+        w.store(
+            (w.load(Ordering::Relaxed) & !0xFFFF) | u64::from(header),
+            Ordering::Release,
+        );
     }
 
     fn store_read_index(&self, value: u64) {

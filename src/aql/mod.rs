@@ -29,7 +29,9 @@ pub use parse::{
     DecodedPacket, FenceScopeName, MAX_WORKGROUP_SIZE, ParsedPacket, Reason, ReasonSet,
     parse_supported_packet, parse_supported_packet_with_limit,
 };
-pub use processor::{DoorbellGate, DrainOutcome, INVALID_HEADER, Processor, QueueState};
+pub use processor::{
+    CLOCK_STRIDE, DoorbellGate, DrainOutcome, INVALID_HEADER, Processor, QueueState,
+};
 
 /// Processing status of one observed packet.
 #[repr(u8)]
@@ -98,7 +100,10 @@ pub struct PacketRecord {
     pub reasons: ReasonSet,
     /// When the processor observed the packet (ns, the runtime's 1 GHz domain).
     pub observed_ns: u64,
-    /// When the processor finished with it (completed or rejected).
+    /// When the processor finished with it (completed or rejected). Within
+    /// a drain the clock is read every [`processor::CLOCK_STRIDE`] packets
+    /// (and for the first and last): a packet between two reads carries the
+    /// earlier reading.
     pub done_ns: u64,
     /// OS thread id of the thread that processed it.
     pub thread: u32,

@@ -505,6 +505,9 @@ impl std::hash::Hasher for IdHasher {
     fn write_u64(&mut self, v: u64) {
         self.0 = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
 }
 
 type IdMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
@@ -525,6 +528,63 @@ pub struct BatchRecord {
     pub done_ns: u64,
     /// 2.1: the record's kernarg reference, carried in the extension.
     pub kernarg: super::kernarg::RecordKernarg,
+}
+
+/// Longest PacketBatch record: tag, six varints of at most 10 bytes, the
+/// verdict byte, a full packet diff (1 + 8 * 9) and an extension (1 + 31).
+const RECORD_MAX: usize = 1 + 6 * 10 + 1 + 73 + 32;
+
+/// One record being encoded, on the stack. Bounded: writes past the end
+/// are dropped (they cannot happen: see [`RECORD_MAX`]).
+struct RecordBuf {
+    b: [u8; RECORD_MAX],
+    n: usize,
+}
+
+impl RecordBuf {
+    #[inline]
+    fn new() -> Self {
+        RecordBuf {
+            b: [0; RECORD_MAX],
+            n: 0,
+        }
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.n
+    }
+    #[inline]
+    fn byte(&mut self, v: u8) {
+        if let Some(x) = self.b.get_mut(self.n) {
+            *x = v;
+            self.n += 1;
+        }
+    }
+    #[inline]
+    fn set(&mut self, at: usize, v: u8) {
+        if let Some(x) = self.b.get_mut(at) {
+            *x = v;
+        }
+    }
+    #[inline]
+    fn bytes(&mut self, v: &[u8]) {
+        if let Some(d) = self.b.get_mut(self.n..self.n + v.len()) {
+            d.copy_from_slice(v);
+            self.n += v.len();
+        }
+    }
+    #[inline]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        &self.b[..self.n.min(RECORD_MAX)]
+    }
 }
 
 /// Builds PacketBatch frames. Every batch starts from a blank state (no
@@ -579,88 +639,87 @@ impl BatchEncoder {
                 self.queues.insert(id, prev);
             }
         }
-        self.buf.reserve(128);
-        let tag_at = self.buf.len();
-        self.buf.push(0);
+        let Some((_, q)) = self.cur.as_mut() else {
+            return; // unreachable: set above
+        };
+        // The record is built on the stack (its longest form is well under
+        // RECORD_MAX bytes) and appended in one copy.
+        let mut o = RecordBuf::new();
         let mut t = 0u8;
-        let out = &mut self.buf;
         if r.queue_id == self.prev_queue {
             t |= tag::SAME_QUEUE;
         } else {
-            put_varint(out, r.queue_id);
+            o.varint(r.queue_id);
         }
         if r.seq == self.prev_seq.wrapping_add(1) {
             t |= tag::NEXT_SEQ;
         } else {
-            put_varint(out, r.seq.wrapping_sub(self.prev_seq).wrapping_sub(1));
+            o.varint(r.seq.wrapping_sub(self.prev_seq).wrapping_sub(1));
         }
-        let Some((_, q)) = self.cur.as_mut() else {
-            return; // unreachable: set above
-        };
         let want_index = q.packet_index.wrapping_add(1);
         if r.packet_index == want_index {
             t |= tag::NEXT_INDEX;
         } else {
-            put_varint(out, zigzag(r.packet_index.wrapping_sub(want_index) as i64));
+            o.varint(zigzag(r.packet_index.wrapping_sub(want_index) as i64));
         }
         if r.thread == self.prev_thread {
             t |= tag::SAME_THREAD;
         } else {
-            put_varint(out, r.thread as u64);
+            o.varint(r.thread as u64);
         }
         let verdict = (r.status | (r.kernarg_class << 4), r.reasons);
         if verdict == q.verdict {
             t |= tag::SAME_VERDICT;
         } else {
-            out.push(verdict.0);
-            put_varint(out, verdict.1);
+            o.byte(verdict.0);
+            o.varint(verdict.1);
         }
         if r.observed_ns == q.done_ns {
             t |= tag::CHAINED_TIME;
         } else {
-            put_varint(out, zigzag(r.observed_ns.wrapping_sub(q.done_ns) as i64));
+            o.varint(zigzag(r.observed_ns.wrapping_sub(q.done_ns) as i64));
         }
-        put_varint(out, r.done_ns.wrapping_sub(r.observed_ns));
-        if r.raw == q.raw {
+        o.varint(r.done_ns.wrapping_sub(r.observed_ns));
+        let word = |raw: &[u8; 64], w: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&raw[w * 8..w * 8 + 8]);
+            u64::from_le_bytes(b)
+        };
+        let mut x = [0u64; 8];
+        let mut words = 0u8;
+        for (w, xw) in x.iter_mut().enumerate() {
+            *xw = word(&r.raw, w) ^ word(&q.raw, w);
+            words |= u8::from(*xw != 0) << w;
+        }
+        if words == 0 {
             t |= tag::SAME_RAW;
         } else {
-            let mut words = 0u8;
-            let words_at = out.len();
-            out.push(0);
-            for w in 0..8 {
-                let word = |raw: &[u8; 64]| {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(&raw[w * 8..w * 8 + 8]);
-                    u64::from_le_bytes(b)
-                };
-                let x = word(&r.raw) ^ word(&q.raw);
-                if x == 0 {
-                    continue;
-                }
-                words |= 1 << w;
-                let mask_at = out.len();
-                out.push(0);
+            o.byte(words);
+            for &xw in x.iter().filter(|&&xw| xw != 0) {
+                let mask_at = o.len();
+                o.byte(0);
                 let mut mask = 0u8;
-                for i in 0..8 {
-                    let b = (x >> (8 * i)) as u8;
-                    if b != 0 {
-                        mask |= 1 << i;
-                        out.push(b);
-                    }
+                let mut rest = xw;
+                while rest != 0 {
+                    // Bytes in increasing order.
+                    let i = rest.trailing_zeros() / 8;
+                    mask |= 1 << i;
+                    o.byte((xw >> (8 * i)) as u8);
+                    rest &= !(0xffu64 << (8 * i));
                 }
-                out[mask_at] = mask;
+                o.set(mask_at, mask);
             }
-            out[words_at] = words;
         }
         if r.kernarg != super::kernarg::RecordKernarg::None {
             // At most 31 bytes: the length is one varint byte.
             t |= tag::EXTENSION;
-            let len_at = out.len();
-            out.push(0);
-            super::kernarg::encode_ext(&r.kernarg, out);
-            out[len_at] = (out.len() - len_at - 1) as u8;
+            let mut ext = [0u8; super::kernarg::EXT_MAX];
+            let n = super::kernarg::encode_ext_to(&r.kernarg, &mut ext);
+            o.byte(n as u8);
+            o.bytes(&ext[..n]);
         }
-        self.buf[tag_at] = t;
+        self.buf.push(t);
+        self.buf.extend_from_slice(o.as_slice());
         *q = QueuePrev {
             packet_index: r.packet_index,
             raw: r.raw,

@@ -117,6 +117,39 @@ pub mod ext {
 /// Encodes a record's kernarg reference as PacketBatch extension bytes
 /// (empty for [`RecordKernarg::None`]).
 pub fn encode_ext(k: &RecordKernarg, out: &mut Vec<u8>) {
+    let mut b = [0u8; EXT_MAX];
+    let n = encode_ext_to(k, &mut b);
+    out.extend_from_slice(&b[..n]);
+}
+
+/// Longest extension [`encode_ext`] writes: a state byte and three varints.
+pub const EXT_MAX: usize = 31;
+
+/// [`encode_ext`] into a fixed buffer; returns the bytes written.
+#[inline]
+pub fn encode_ext_to(k: &RecordKernarg, out: &mut [u8; EXT_MAX]) -> usize {
+    struct Out<'a> {
+        b: &'a mut [u8; EXT_MAX],
+        n: usize,
+    }
+    impl Out<'_> {
+        #[inline]
+        fn put(&mut self, v: u8) {
+            if let Some(x) = self.b.get_mut(self.n) {
+                *x = v;
+                self.n += 1;
+            }
+        }
+        #[inline]
+        fn var(&mut self, mut v: u64) {
+            while v >= 0x80 {
+                self.put((v as u8) | 0x80);
+                v >>= 7;
+            }
+            self.put(v as u8);
+        }
+    }
+    let mut o = Out { b: out, n: 0 };
     match *k {
         RecordKernarg::None => {}
         RecordKernarg::Block {
@@ -124,23 +157,24 @@ pub fn encode_ext(k: &RecordKernarg, out: &mut Vec<u8>) {
             findings,
             truncated_from,
         } => {
-            out.push(if truncated_from.is_some() {
+            o.put(if truncated_from.is_some() {
                 ext::TRUNCATED
             } else {
                 ext::COPIED
             });
-            put_varint(out, block);
-            put_varint(out, findings.map_or(0, |f| f + 1));
+            o.var(block);
+            o.var(findings.map_or(0, |f| f.wrapping_add(1)));
             if let Some(s) = truncated_from {
-                put_varint(out, s);
+                o.var(s);
             }
         }
         RecordKernarg::Unreadable(r) => {
-            out.push(ext::UNREADABLE);
-            out.push(r as u8);
+            o.put(ext::UNREADABLE);
+            o.put(r as u8);
         }
-        RecordKernarg::Lost => out.push(ext::LOST),
+        RecordKernarg::Lost => o.put(ext::LOST),
     }
+    o.n
 }
 
 fn varint(c: &mut Cursor<'_>) -> Option<u64> {
@@ -553,20 +587,32 @@ impl Arena {
     }
 
     /// Producer: stores an entry at `start` (from [`Arena::place`]; the
-    /// caller has waited until `end - consumed <= cap`).
+    /// caller has waited until `end - consumed <= cap`). An entry never
+    /// wraps (`place` skips to the next wrap instead), so its words are one
+    /// run of the buffer.
+    #[inline]
     pub(crate) fn store(&self, start: u64, bytes: &[u8], segment_size: u64) {
         let cap_words = self.words.len();
-        let mut w = (start / 8) as usize % cap_words;
+        let w = (start / 8) as usize % cap_words;
+        let Some(run) = self.words.get(w..w + 1 + bytes.len().div_ceil(8)) else {
+            return; // unreachable: `place` keeps every entry inside the buffer
+        };
         let seg = u32::try_from(segment_size).unwrap_or(u32::MAX);
-        self.words[w].store(
+        run[0].store(
             bytes.len() as u64 | (u64::from(seg) << 32),
             Ordering::Relaxed,
         );
-        for chunk in bytes.chunks(8) {
-            w += 1;
+        let mut chunks = bytes.chunks_exact(8);
+        for (d, c) in run[1..].iter().zip(&mut chunks) {
             let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.words[w].store(u64::from_le_bytes(b), Ordering::Relaxed);
+            b.copy_from_slice(c);
+            d.store(u64::from_le_bytes(b), Ordering::Relaxed);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            run[run.len() - 1].store(u64::from_le_bytes(b), Ordering::Relaxed);
         }
     }
 
@@ -586,9 +632,10 @@ impl Arena {
             return None;
         }
         out.clear();
-        for i in 0..words {
-            let v = self.words[w0 + 1 + i].load(Ordering::Relaxed);
-            out.extend_from_slice(&v.to_le_bytes());
+        out.resize(words * 8, 0);
+        let run = &self.words[w0 + 1..w0 + 1 + words];
+        for (chunk, v) in out.chunks_exact_mut(8).zip(run) {
+            chunk.copy_from_slice(&v.load(Ordering::Relaxed).to_le_bytes());
         }
         out.truncate(len);
         self.consumed
@@ -598,7 +645,8 @@ impl Arena {
 }
 
 /// Slot word 15 (`KERNARG_REF`) in 2.1: `pos u32 | arena u24 << 32 | state
-/// u4 << 56`; for an unreadable record the low byte is the reason.
+/// u4 << 56`; for an unreadable record the low byte is the reason; for a
+/// repeat, bit 0 says truncated.
 pub mod slot_ref {
     pub const STATE_SHIFT: u32 = 56;
     pub const COPIED: u64 = 1;
@@ -606,11 +654,17 @@ pub mod slot_ref {
     pub const UNREADABLE: u64 = 3;
     /// The producer could not copy (the writer is gone).
     pub const LOST: u64 = 4;
+    /// The same bytes and segment size as the arena's previous copied entry
+    /// (the producer compared them): nothing was copied.
+    pub const REPEAT: u64 = 5;
     pub const ARENA_MASK: u64 = 0xff_ffff;
 
     pub fn copied(pos: u64, arena: u32, truncated: bool) -> u64 {
         let st = if truncated { TRUNCATED } else { COPIED };
         (pos & 0xffff_ffff) | ((u64::from(arena) & ARENA_MASK) << 32) | (st << STATE_SHIFT)
+    }
+    pub fn repeat(arena: u32, truncated: bool) -> u64 {
+        u64::from(truncated) | ((u64::from(arena) & ARENA_MASK) << 32) | (REPEAT << STATE_SHIFT)
     }
     pub fn unreadable(reason: u8) -> u64 {
         u64::from(reason) | (UNREADABLE << STATE_SHIFT)

@@ -112,6 +112,9 @@ pub fn region_bytes(capacity: u64) -> u64 {
 pub struct Ring {
     words: &'static [AtomicU64],
     capacity: u64,
+    /// `capacity - 1` when the capacity is a power of two (the default), so
+    /// a slot is found without a division; 0 otherwise.
+    mask: u64,
 }
 
 impl Ring {
@@ -127,7 +130,16 @@ impl Ring {
             Ordering::Relaxed,
         );
         words[hdr::MAGIC].store(RING_MAGIC, Ordering::Release);
-        Some(Ring { words, capacity })
+        let mask = if capacity.is_power_of_two() {
+            capacity - 1
+        } else {
+            0
+        };
+        Some(Ring {
+            words,
+            capacity,
+            mask,
+        })
     }
 
     pub fn capacity(&self) -> u64 {
@@ -141,7 +153,12 @@ impl Ring {
 
     #[inline]
     fn slot_base(&self, seq: u64) -> usize {
-        HEADER_WORDS + (seq % self.capacity) as usize * SLOT_WORDS
+        let i = if self.mask != 0 {
+            seq & self.mask
+        } else {
+            seq % self.capacity
+        };
+        HEADER_WORDS + i as usize * SLOT_WORDS
     }
 
     /// Producer: takes the next `seq`.

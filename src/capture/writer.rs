@@ -257,6 +257,12 @@ pub struct QueueProducer {
     arena: Arc<Arena>,
     arena_pos: u64,
     arena_consumed: u64,
+    /// The bytes and segment size of this queue's previous copied entry
+    /// (private to the producer): a block equal to it is not copied again,
+    /// the record says "repeat" (a launch loop passes the same arguments).
+    last_block: Box<[u8; KERNARG_BOUND]>,
+    /// `(len, segment_size)` of `last_block`; `None`: no entry to repeat.
+    last_block_key: Option<(usize, u64)>,
 }
 
 impl Drop for QueueProducer {
@@ -312,13 +318,22 @@ impl QueueProducer {
             } => {
                 let bytes = &bytes[..bytes.len().min(KERNARG_BOUND)];
                 let truncated = segment_size > KERNARG_BOUND as u64;
-                let (start, end) = self.arena.place(self.arena_pos, bytes.len());
-                if end - self.arena_consumed > ARENA_BYTES as u64 / 2 && !self.arena_room(end) {
-                    slot_ref::LOST << slot_ref::STATE_SHIFT
+                if self.last_block_key == Some((bytes.len(), segment_size))
+                    && self.last_block[..bytes.len()] == *bytes
+                {
+                    slot_ref::repeat(self.arena.id, truncated)
                 } else {
-                    self.arena.store(start, bytes, segment_size);
-                    self.arena_pos = end;
-                    slot_ref::copied(start, self.arena.id, truncated)
+                    let (start, end) = self.arena.place(self.arena_pos, bytes.len());
+                    if end - self.arena_consumed > ARENA_BYTES as u64 / 2 && !self.arena_room(end) {
+                        self.last_block_key = None;
+                        slot_ref::LOST << slot_ref::STATE_SHIFT
+                    } else {
+                        self.arena.store(start, bytes, segment_size);
+                        self.arena_pos = end;
+                        self.last_block[..bytes.len()].copy_from_slice(bytes);
+                        self.last_block_key = Some((bytes.len(), segment_size));
+                        slot_ref::copied(start, self.arena.id, truncated)
+                    }
                 }
             }
         };
@@ -542,13 +557,12 @@ impl CaptureWriter {
             trailer_written: false,
             signal_seen: None,
             error: None,
-            arenas: HashMap::new(),
+            arenas: HashMap::default(),
             closed_seen: 0,
             closing: false,
             blocks: HashMap::new(),
             interned_bytes: 0,
             next_block: 0,
-            scratch: Vec::with_capacity(KERNARG_BOUND),
             key: Vec::with_capacity(KERNARG_BOUND + 1),
             last_blob: [None, None],
         };
@@ -601,6 +615,8 @@ impl CaptureWriter {
             arena,
             arena_pos: 0,
             arena_consumed: 0,
+            last_block: Box::new([0; KERNARG_BOUND]),
+            last_block_key: None,
         }
     }
 
@@ -872,6 +888,20 @@ impl Drop for CloseOnExit {
     }
 }
 
+/// One queue's arena on the writer side.
+struct ArenaState {
+    arena: Arc<Arena>,
+    /// The block taken out of it last (a repeat record names it).
+    last: Option<LastBlock>,
+}
+
+/// A block taken out of an arena: its bytes, segment size and stored id.
+struct LastBlock {
+    block: u64,
+    segment_size: u64,
+    bytes: Vec<u8>,
+}
+
 struct WriterState {
     shared: Arc<Shared>,
     ring: Ring,
@@ -903,8 +933,9 @@ struct WriterState {
     signal_seen: Option<Instant>,
     /// First write error; later writes are skipped but the ring is still drained.
     error: Option<io::Error>,
-    /// Kernarg arenas by id (a queue's, until its records are all encoded).
-    arenas: HashMap<u32, Arc<Arena>>,
+    /// Kernarg arenas by id (a queue's, until its records are all encoded),
+    /// with the last block taken out of each.
+    arenas: HashMap<u32, ArenaState, std::hash::BuildHasherDefault<format::IdHasher>>,
     closed_seen: u64,
     /// Some closed arena still has records to encode.
     closing: bool,
@@ -912,7 +943,6 @@ struct WriterState {
     blocks: HashMap<Box<[u8]>, u64>,
     interned_bytes: usize,
     next_block: u64,
-    scratch: Vec<u8>,
     key: Vec<u8>,
     /// The last blob of each kind met (args, findings) and its id.
     last_blob: [Option<(Vec<u8>, u64)>; 2],
@@ -1010,8 +1040,11 @@ impl WriterState {
         }
         self.closed_seen = closed;
         let next = self.next;
-        self.arenas.retain(|_, a| a.closed_after() > next);
-        self.closing = self.arenas.values().any(|a| a.closed_after() != u64::MAX);
+        self.arenas.retain(|_, a| a.arena.closed_after() > next);
+        self.closing = self
+            .arenas
+            .values()
+            .any(|a| a.arena.closed_after() != u64::MAX);
     }
 
     /// The id of a blob with these contents, storing it (a KernargBlock
@@ -1053,22 +1086,42 @@ impl WriterState {
     /// out of its arena and stored (once), its pointers checked.
     fn kernarg(&mut self, rec: &PacketRecord, kref: u64) -> RecordKernarg {
         use crate::abi::packet_offset as po;
-        match slot_ref::state(kref) {
+        let st = slot_ref::state(kref);
+        match st {
             0 => RecordKernarg::None,
-            slot_ref::COPIED | slot_ref::TRUNCATED => {
+            slot_ref::COPIED | slot_ref::TRUNCATED | slot_ref::REPEAT => {
                 let id = slot_ref::arena(kref);
                 if !self.arenas.contains_key(&id) {
                     self.take_controls();
                 }
-                let Some(arena) = self.arenas.get(&id).cloned() else {
+                let Some(a) = self.arenas.get_mut(&id) else {
                     return RecordKernarg::Lost;
                 };
-                let mut bytes = std::mem::take(&mut self.scratch);
-                let Some(segment_size) = arena.take(kref as u32, &mut bytes) else {
-                    self.scratch = bytes;
+                let truncated = if st == slot_ref::REPEAT {
+                    kref & 1 == 1
+                } else {
+                    st == slot_ref::TRUNCATED
+                };
+                // The block taken out of the arena last, which a repeat
+                // names; taken out of the map while it is interned.
+                let mut last = a.last.take();
+                if st != slot_ref::REPEAT {
+                    let mut l = last.unwrap_or_else(|| LastBlock {
+                        block: 0,
+                        segment_size: 0,
+                        bytes: Vec::with_capacity(KERNARG_BOUND),
+                    });
+                    let Some(segment_size) = a.arena.take(kref as u32, &mut l.bytes) else {
+                        return RecordKernarg::Lost;
+                    };
+                    l.segment_size = segment_size;
+                    l.block = self.intern(kernarg::blob::ARGS, &l.bytes);
+                    last = Some(l);
+                }
+                let Some(l) = last else {
+                    // A repeat of nothing: the previous entry was not taken.
                     return RecordKernarg::Lost;
                 };
-                let block = self.intern(kernarg::blob::ARGS, &bytes);
                 let mut findings = None;
                 if let Some(check) = self.shared.arg_check.get() {
                     let mut ko = [0u8; 8];
@@ -1076,7 +1129,7 @@ impl WriterState {
                     let input = ArgCheckInput {
                         queue_id: rec.queue_id,
                         kernel_object: u64::from_le_bytes(ko),
-                        block: &bytes,
+                        block: &l.bytes,
                     };
                     let found =
                         catch_unwind(AssertUnwindSafe(|| check(&input))).unwrap_or_default();
@@ -1085,13 +1138,15 @@ impl WriterState {
                         findings = Some(self.intern(kernarg::blob::FINDINGS, &blob));
                     }
                 }
-                self.scratch = bytes;
-                RecordKernarg::Block {
-                    block,
+                let k = RecordKernarg::Block {
+                    block: l.block,
                     findings,
-                    truncated_from: (slot_ref::state(kref) == slot_ref::TRUNCATED)
-                        .then_some(segment_size),
+                    truncated_from: truncated.then_some(l.segment_size),
+                };
+                if let Some(a) = self.arenas.get_mut(&id) {
+                    a.last = Some(l);
                 }
+                k
             }
             slot_ref::UNREADABLE => Unreadable::from_u8(kref as u8)
                 .map_or(RecordKernarg::Lost, RecordKernarg::Unreadable),
@@ -1313,7 +1368,8 @@ impl WriterState {
                     }
                 }
                 Control::Queue(info, arena) => {
-                    self.arenas.insert(arena.id, arena);
+                    self.arenas
+                        .insert(arena.id, ArenaState { arena, last: None });
                     if let Some(i) = self.ends.iter().position(|e| e.queue_id == info.queue_id) {
                         // The id was ended and is registered again before
                         // its QueueEnd could be written (the old records are
