@@ -1,9 +1,13 @@
 // Launch throughput and start-up cost, for scripts/bench-launch (a measurement, not a test).
 //
-//   bench_launch THREADS LAUNCHES   each of THREADS host threads launches LAUNCHES empty kernels
+//   bench_launch THREADS LAUNCHES [args]
+//                                   each of THREADS host threads launches LAUNCHES empty kernels
 //                                   on its own stream (after a warm-up), then synchronizes;
 //                                   prints sg: launches_per_s= (all threads, first start to last
-//                                   finish).
+//                                   finish). With `args`, the kernel takes arguments instead
+//                                   (a device pointer, a float and an int: 24 bytes of kernarg
+//                                   segment, the same values at every launch), so the shim copies
+//                                   and checks a kernarg block per dispatch.
 //   bench_launch --startup          times HIP's start-up phases: hipInit, hipFree(0) (device and
 //                                   context), the first stream and launch + sync (queue creation,
 //                                   and HIP's blit kernels compiled through comgr).
@@ -14,6 +18,9 @@
 #include <vector>
 
 __global__ void empty_kernel() {}
+__global__ void args_kernel(float *p, float a, int n) {
+    if (n < 0) p[0] = a;  // never true: the arguments are used, nothing is written
+}
 
 int main(int argc, char **argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -35,11 +42,21 @@ int main(int argc, char **argv) {
         SG_HIP(hipStreamDestroy(s));
         return 0;
     }
-    SG_EXPECT(argc == 3, "usage: bench_launch THREADS LAUNCHES | bench_launch --startup");
+    SG_EXPECT(argc == 3 || (argc == 4 && std::strcmp(argv[3], "args") == 0),
+              "usage: bench_launch THREADS LAUNCHES [args] | bench_launch --startup");
     const int threads = std::atoi(argv[1]);
     const int launches = std::atoi(argv[2]);
+    const bool with_args = argc == 4;
     SG_EXPECT(threads >= 1 && launches >= 1, "bad arguments");
     SG_HIP(hipFree(nullptr));
+    float *buf = nullptr;
+    SG_HIP(hipMalloc(&buf, 4096));
+    auto launch = [&](hipStream_t s) {
+        if (with_args)
+            args_kernel<<<1, 64, 0, s>>>(buf, 2.0f, 1000);
+        else
+            empty_kernel<<<1, 64, 0, s>>>();
+    };
 
     std::atomic<int> ready{0};
     std::vector<double> start(threads), end(threads);
@@ -48,20 +65,21 @@ int main(int argc, char **argv) {
         pool.emplace_back([&, t] {
             hipStream_t s;
             SG_HIP(hipStreamCreate(&s));
-            for (int i = 0; i < 100; i++) empty_kernel<<<1, 64, 0, s>>>();  // warm-up
-            SG_LAUNCHED("empty_kernel (warm-up)");
+            for (int i = 0; i < 100; i++) launch(s);  // warm-up
+            SG_LAUNCHED("warm-up");
             SG_HIP(hipStreamSynchronize(s));
             ready.fetch_add(1);
             while (ready.load() < threads) std::this_thread::yield();
             start[t] = sg_now_s();
-            for (int i = 0; i < launches; i++) empty_kernel<<<1, 64, 0, s>>>();
-            SG_LAUNCHED("empty_kernel");
+            for (int i = 0; i < launches; i++) launch(s);
+            SG_LAUNCHED(with_args ? "args_kernel" : "empty_kernel");
             SG_HIP(hipStreamSynchronize(s));
             end[t] = sg_now_s();
             SG_HIP(hipStreamDestroy(s));
         });
     }
     for (auto &th : pool) th.join();
+    SG_HIP(hipFree(buf));
     double first = start[0], last = end[0];
     for (int t = 1; t < threads; t++) {
         first = std::min(first, start[t]);

@@ -555,8 +555,9 @@ impl Arena {
     /// Producer: stores an entry at `start` (from [`Arena::place`]; the
     /// caller has waited until `end - consumed <= cap`).
     pub(crate) fn store(&self, start: u64, bytes: &[u8], segment_size: u64) {
-        let cap_words = self.words.len();
-        let mut w = (start / 8) as usize % cap_words;
+        // `words` always holds ARENA_BYTES / 8 words (a power of two): a
+        // mask, not a division, on the doorbell path.
+        let mut w = (start / 8) as usize % (ARENA_BYTES / 8);
         let seg = u32::try_from(segment_size).unwrap_or(u32::MAX);
         self.words[w].store(
             bytes.len() as u64 | (u64::from(seg) << 32),
