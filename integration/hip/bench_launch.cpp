@@ -7,11 +7,17 @@
 //                                   finish). With `args`, the kernel takes arguments instead
 //                                   (a device pointer, a float and an int: 24 bytes of kernarg
 //                                   segment, the same values at every launch), so the shim copies
-//                                   and checks a kernarg block per dispatch.
+//                                   and checks a kernarg block per dispatch. Also prints
+//                                   sg: cpu_ns_per_launch= (CPU time of the whole process, every
+//                                   thread, the shim's writer included, from the start signal to
+//                                   the last join, over the launches): a figure less sensitive to
+//                                   the machine's other load than the rate.
 //   bench_launch --startup          times HIP's start-up phases: hipInit, hipFree(0) (device and
 //                                   context), the first stream and launch + sync (queue creation,
 //                                   and HIP's blit kernels compiled through comgr).
 #include "sg_hip.h"
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <thread>
@@ -58,7 +64,14 @@ int main(int argc, char **argv) {
             empty_kernel<<<1, 64, 0, s>>>();
     };
 
+    auto cpu_s = [] {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+               (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    };
     std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
     std::vector<double> start(threads), end(threads);
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; t++) {
@@ -69,7 +82,7 @@ int main(int argc, char **argv) {
             SG_LAUNCHED("warm-up");
             SG_HIP(hipStreamSynchronize(s));
             ready.fetch_add(1);
-            while (ready.load() < threads) std::this_thread::yield();
+            while (!go.load()) std::this_thread::yield();
             start[t] = sg_now_s();
             for (int i = 0; i < launches; i++) launch(s);
             SG_LAUNCHED(with_args ? "args_kernel" : "empty_kernel");
@@ -78,7 +91,11 @@ int main(int argc, char **argv) {
             SG_HIP(hipStreamDestroy(s));
         });
     }
+    while (ready.load() < threads) std::this_thread::yield();
+    const double cpu0 = cpu_s();
+    go.store(true);
     for (auto &th : pool) th.join();
+    const double cpu1 = cpu_s();
     SG_HIP(hipFree(buf));
     double first = start[0], last = end[0];
     for (int t = 1; t < threads; t++) {
@@ -90,5 +107,6 @@ int main(int argc, char **argv) {
     sg_fact("launches", "%.0f", total);
     sg_fact("seconds", "%.6f", last - first);
     sg_fact("launches_per_s", "%.0f", total / (last - first));
+    sg_fact("cpu_ns_per_launch", "%.1f", (cpu1 - cpu0) * 1e9 / total);
     return 0;
 }

@@ -44,6 +44,10 @@ struct Side {
     forwarded: Option<u64>,
     producer: Option<QueueProducer>,
     counts: ObservedCounts,
+    /// The last kernel looked up (kernels are never unloaded, so a hit never
+    /// goes stale): a launch loop reads the global kernel table once, not at
+    /// every packet.
+    last_kernel: Option<(u64, crate::aql::KernelInfo)>,
 }
 
 /// One real queue being observed.
@@ -118,6 +122,7 @@ pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
             forwarded: None,
             producer,
             counts: ObservedCounts::default(),
+            last_kernel: None,
         }),
     }));
     for (i, slot) in TABLE.iter().enumerate() {
@@ -188,12 +193,23 @@ pub fn ring(handle: u64, value: Option<i64>, forward: impl FnOnce(Option<i64>)) 
     false
 }
 
-struct Kernels;
+/// The kernel table as a queue's capture sees it: the global table behind
+/// the queue's one-entry cache.
+struct Kernels<'a>(std::cell::RefCell<&'a mut Option<(u64, crate::aql::KernelInfo)>>);
 
-impl KernelTable for Kernels {
+impl KernelTable for Kernels<'_> {
     fn lookup(&self, kernel_object: u64) -> KernelLookup {
+        let mut last = self.0.borrow_mut();
+        if let Some((ko, k)) = **last {
+            if ko == kernel_object {
+                return KernelLookup::Known(k);
+            }
+        }
         match runtime::executables::kernel_info(kernel_object) {
-            Some(k) => KernelLookup::Known(k),
+            Some(k) => {
+                **last = Some((kernel_object, k));
+                KernelLookup::Known(k)
+            }
             None => KernelLookup::Unknown,
         }
     }
@@ -269,7 +285,10 @@ impl Observed {
                 std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
             };
             let now = runtime::sys::now_ns();
-            let (status, reasons) = rt.ctx.processor.classify(&raw, self.agent_index, &Kernels);
+            let (status, reasons) = {
+                let kernels = Kernels(std::cell::RefCell::new(&mut side.last_kernel));
+                rt.ctx.processor.classify(&raw, self.agent_index, &kernels)
+            };
             let rec = PacketRecord {
                 queue_id: self.id,
                 packet_index: index,
