@@ -27,6 +27,35 @@ pub fn page_size() -> usize {
     if n <= 0 { 4096 } else { n as usize }
 }
 
+/// Allocates the blocks of bytes `offset .. offset + len` of `file`
+/// (`fallocate(2)` mode 0: the file grows to cover them, they read as zeros,
+/// and a later store into them through a mapping needs no new block). Much
+/// cheaper than writing zeros: nothing is written or dirtied. `Ok(false)`:
+/// the file system cannot (`EOPNOTSUPP`, `ENOSYS`, `EINVAL`); the caller then
+/// writes zeros instead. A full disk is an error (`ENOSPC`), as for a write.
+pub fn allocate(file: &File, offset: u64, len: u64) -> io::Result<bool> {
+    let (Ok(off), Ok(n)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "range too large",
+        ));
+    };
+    loop {
+        // SAFETY: fallocate takes a descriptor and integers only; `file` is
+        // open for the call. It touches no memory of ours.
+        let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, off, n) };
+        if r == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) => return Ok(false),
+            _ => return Err(e),
+        }
+    }
+}
+
 /// A shared, writable mapping of `len` bytes of a file, never unmapped.
 #[derive(Clone, Copy, Debug)]
 pub struct SharedRegion {
@@ -41,8 +70,8 @@ impl SharedRegion {
     /// a range that the file does not hold entirely: a store to a page past the
     /// end of a file raises SIGBUS, so the whole range must exist now. The
     /// file must have been opened for reading and writing. The caller should
-    /// allocate the range's blocks first (write it), so that a store can never
-    /// meet a full disk (which would also raise SIGBUS).
+    /// allocate the range's blocks first ([`allocate`], or write it), so that
+    /// a store can never meet a full disk (which would also raise SIGBUS).
     pub fn map(file: &File, offset: u64, len: usize) -> io::Result<SharedRegion> {
         let page = page_size() as u64;
         if len == 0 || len % 8 != 0 || offset % page != 0 {

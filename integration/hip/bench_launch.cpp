@@ -1,19 +1,32 @@
 // Launch throughput and start-up cost, for scripts/bench-launch (a measurement, not a test).
 //
-//   bench_launch THREADS LAUNCHES   each of THREADS host threads launches LAUNCHES empty kernels
+//   bench_launch THREADS LAUNCHES [args]
+//                                   each of THREADS host threads launches LAUNCHES empty kernels
 //                                   on its own stream (after a warm-up), then synchronizes;
 //                                   prints sg: launches_per_s= (all threads, first start to last
-//                                   finish).
+//                                   finish). With `args`, the kernel takes arguments instead
+//                                   (a device pointer, a float and an int: 24 bytes of kernarg
+//                                   segment, the same values at every launch), so the shim copies
+//                                   and checks a kernarg block per dispatch. Also prints
+//                                   sg: cpu_ns_per_launch= (CPU time of the whole process, every
+//                                   thread, the shim's writer included, from the start signal to
+//                                   the last join, over the launches): a figure less sensitive to
+//                                   the machine's other load than the rate.
 //   bench_launch --startup          times HIP's start-up phases: hipInit, hipFree(0) (device and
 //                                   context), the first stream and launch + sync (queue creation,
 //                                   and HIP's blit kernels compiled through comgr).
 #include "sg_hip.h"
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <thread>
 #include <vector>
 
 __global__ void empty_kernel() {}
+__global__ void args_kernel(float *p, float a, int n) {
+    if (n < 0) p[0] = a;  // never true: the arguments are used, nothing is written
+}
 
 int main(int argc, char **argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -35,33 +48,55 @@ int main(int argc, char **argv) {
         SG_HIP(hipStreamDestroy(s));
         return 0;
     }
-    SG_EXPECT(argc == 3, "usage: bench_launch THREADS LAUNCHES | bench_launch --startup");
+    SG_EXPECT(argc == 3 || (argc == 4 && std::strcmp(argv[3], "args") == 0),
+              "usage: bench_launch THREADS LAUNCHES [args] | bench_launch --startup");
     const int threads = std::atoi(argv[1]);
     const int launches = std::atoi(argv[2]);
+    const bool with_args = argc == 4;
     SG_EXPECT(threads >= 1 && launches >= 1, "bad arguments");
     SG_HIP(hipFree(nullptr));
+    float *buf = nullptr;
+    SG_HIP(hipMalloc(&buf, 4096));
+    auto launch = [&](hipStream_t s) {
+        if (with_args)
+            args_kernel<<<1, 64, 0, s>>>(buf, 2.0f, 1000);
+        else
+            empty_kernel<<<1, 64, 0, s>>>();
+    };
 
+    auto cpu_s = [] {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+               (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    };
     std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
     std::vector<double> start(threads), end(threads);
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; t++) {
         pool.emplace_back([&, t] {
             hipStream_t s;
             SG_HIP(hipStreamCreate(&s));
-            for (int i = 0; i < 100; i++) empty_kernel<<<1, 64, 0, s>>>();  // warm-up
-            SG_LAUNCHED("empty_kernel (warm-up)");
+            for (int i = 0; i < 100; i++) launch(s);  // warm-up
+            SG_LAUNCHED("warm-up");
             SG_HIP(hipStreamSynchronize(s));
             ready.fetch_add(1);
-            while (ready.load() < threads) std::this_thread::yield();
+            while (!go.load()) std::this_thread::yield();
             start[t] = sg_now_s();
-            for (int i = 0; i < launches; i++) empty_kernel<<<1, 64, 0, s>>>();
-            SG_LAUNCHED("empty_kernel");
+            for (int i = 0; i < launches; i++) launch(s);
+            SG_LAUNCHED(with_args ? "args_kernel" : "empty_kernel");
             SG_HIP(hipStreamSynchronize(s));
             end[t] = sg_now_s();
             SG_HIP(hipStreamDestroy(s));
         });
     }
+    while (ready.load() < threads) std::this_thread::yield();
+    const double cpu0 = cpu_s();
+    go.store(true);
     for (auto &th : pool) th.join();
+    const double cpu1 = cpu_s();
+    SG_HIP(hipFree(buf));
     double first = start[0], last = end[0];
     for (int t = 1; t < threads; t++) {
         first = std::min(first, start[t]);
@@ -72,5 +107,6 @@ int main(int argc, char **argv) {
     sg_fact("launches", "%.0f", total);
     sg_fact("seconds", "%.6f", last - first);
     sg_fact("launches_per_s", "%.0f", total / (last - first));
+    sg_fact("cpu_ns_per_launch", "%.1f", (cpu1 - cpu0) * 1e9 / total);
     return 0;
 }

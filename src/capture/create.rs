@@ -185,15 +185,23 @@ impl NewFile {
                 format_args!("cannot put the capture in place: {e}{what}"),
             ));
         }
-        // Make the new name durable too (best effort: the data is synced later).
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
+        // The new name is made durable later, off the caller's path (the
+        // writer thread calls `sync_dir_of` first thing).
         Ok(self.file)
     }
 
     /// Removes the temporary file (creation abandoned).
     pub fn abandon(self) {
         let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Syncs the directory that holds `path`, so a name put in place by
+/// [`NewFile::persist`] survives an OS crash (best effort: errors ignored).
+pub fn sync_dir_of(path: &Path) {
+    if let Ok((dir, _)) = split(path) {
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
     }
 }

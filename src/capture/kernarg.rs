@@ -592,8 +592,9 @@ impl Arena {
     /// run of the buffer.
     #[inline]
     pub(crate) fn store(&self, start: u64, bytes: &[u8], segment_size: u64) {
-        let cap_words = self.words.len();
-        let w = (start / 8) as usize % cap_words;
+        // `words` always holds ARENA_BYTES / 8 words (a power of two): a
+        // mask, not a division, on the doorbell path.
+        let w = (start / 8) as usize % (ARENA_BYTES / 8);
         let Some(run) = self.words.get(w..w + 1 + bytes.len().div_ceil(8)) else {
             return; // unreachable: `place` keeps every entry inside the buffer
         };

@@ -56,6 +56,10 @@ struct Side {
     kernarg: Box<runtime::memory::KernargCopy>,
     /// The last kernel dispatched: `(kernel_object, kernarg_segment_size)`.
     last_kernel: (u64, u32),
+    /// The last kernel looked up for classification (kernels are never
+    /// unloaded, so a hit never goes stale): a launch loop reads the global
+    /// kernel table once, not at every packet.
+    last_lookup: Option<(u64, crate::aql::KernelInfo)>,
 }
 
 /// One real queue being observed.
@@ -132,6 +136,7 @@ pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
             counts: ObservedCounts::default(),
             kernarg: Box::default(),
             last_kernel: (0, 0),
+            last_lookup: None,
         }),
     }));
     for (i, slot) in TABLE.iter().enumerate() {
@@ -202,12 +207,23 @@ pub fn ring(handle: u64, value: Option<i64>, forward: impl FnOnce(Option<i64>)) 
     false
 }
 
-struct Kernels;
+/// The kernel table as a queue's capture sees it: the global table behind
+/// the queue's one-entry cache.
+struct Kernels<'a>(std::cell::RefCell<&'a mut Option<(u64, crate::aql::KernelInfo)>>);
 
-impl KernelTable for Kernels {
+impl KernelTable for Kernels<'_> {
     fn lookup(&self, kernel_object: u64) -> KernelLookup {
+        let mut last = self.0.borrow_mut();
+        if let Some((ko, k)) = **last {
+            if ko == kernel_object {
+                return KernelLookup::Known(k);
+            }
+        }
         match runtime::executables::kernel_info(kernel_object) {
-            Some(k) => KernelLookup::Known(k),
+            Some(k) => {
+                **last = Some((kernel_object, k));
+                KernelLookup::Known(k)
+            }
             None => KernelLookup::Unknown,
         }
     }
@@ -283,7 +299,10 @@ impl Observed {
                 std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
             };
             let now = runtime::sys::now_ns();
-            let (status, reasons) = rt.ctx.processor.classify(&raw, self.agent_index, &Kernels);
+            let (status, reasons) = {
+                let kernels = Kernels(std::cell::RefCell::new(&mut side.last_lookup));
+                rt.ctx.processor.classify(&raw, self.agent_index, &kernels)
+            };
             let rec = PacketRecord {
                 queue_id: self.id,
                 packet_index: index,

@@ -468,8 +468,10 @@ impl QueueMemory for DrainView<'_> {
 /// Signals as seen by the processor.
 pub struct RuntimeSignals {
     completion: crate::config::Completion,
-    /// Real signals to complete once the drain lock is released.
-    after: std::cell::RefCell<AfterDrain>,
+    /// Real signals to complete once the drain lock is released. `None`
+    /// until the first one (virtual mode never has any), so a drain pass
+    /// neither clears nor moves the array.
+    after: std::cell::RefCell<Option<AfterDrain>>,
 }
 
 /// Real completion signals collected during one drain (a fixed array: the
@@ -542,6 +544,7 @@ impl SignalOps for RuntimeSignals {
             // lock of ours is held while the real runtime runs.
             crate::config::Completion::Inline => {
                 let mut after = self.after.borrow_mut();
+                let after = after.get_or_insert_with(AfterDrain::default);
                 if after.len < after.handles.len() {
                     let n = after.len;
                     after.handles[n] = handle;
@@ -710,7 +713,7 @@ impl VirtualQueue {
         };
         let signals = RuntimeSignals {
             completion: ctx.completion,
-            after: std::cell::RefCell::new(AfterDrain::default()),
+            after: std::cell::RefCell::new(None),
         };
         // Over a real runtime, a pass takes at most as many packets as it can
         // hold real completions for, so they are all completed, in order,
@@ -751,9 +754,10 @@ impl VirtualQueue {
         drop(guard);
         // Real completion signals (intercept): decremented by the real
         // runtime now that no lock of ours is held, in processing order.
-        let after = signals.after.into_inner();
-        if let Some(below) = real::below() {
-            for &h in &after.handles[..after.len] {
+        let after = signals.after.borrow();
+        let completed = after.as_ref().map_or(&[][..], |a| &a.handles[..a.len]);
+        if let (Some(below), false) = (real::below(), completed.is_empty()) {
+            for &h in completed {
                 // SAFETY: completion signals that are not the shim's. In
                 // intercept mode they are the real runtime's, by the program's
                 // HSA contract for the packet. Shim queues exist only in
@@ -767,7 +771,8 @@ impl VirtualQueue {
         // Another pass at once: the pass stopped at its cap, or a barrier
         // may be waiting for a real signal just completed.
         let capped = outcome == DrainOutcome::Idle && observed_through == cap;
-        let unblocked = after.len > 0 && matches!(outcome, DrainOutcome::BlockedOnBarrier { .. });
+        let unblocked =
+            !completed.is_empty() && matches!(outcome, DrainOutcome::BlockedOnBarrier { .. });
         (Some(outcome), capped || unblocked)
     }
 
