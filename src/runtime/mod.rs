@@ -267,15 +267,27 @@ fn build() -> Result<Runtime, HsaStatus> {
                 // against this runtime's allocations (on the writer thread;
                 // frees drain the writer first, so a record is checked
                 // against the allocations as they were at its dispatch).
-                // The last check is reused while the kernel, the block and the
-                // allocation table (no allocation or free since) are the same.
-                type Last = (u64, u64, Vec<u8>, Vec<crate::kernargs::ArgFinding>);
+                // The last check is reused while the kernel, the agent, the
+                // block and the allocation table (no allocation, free, grant,
+                // lock or unlock since) are the same. The dispatching agent is
+                // the queue's; access is checked for it (pointer_no_access).
+                type Last = (
+                    u64,
+                    Option<u32>,
+                    u64,
+                    Vec<u8>,
+                    Vec<crate::kernargs::ArgFinding>,
+                );
                 let last: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
                 w.set_arg_checker(Box::new(move |input| {
                     let events = memory::events();
                     let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Some((ko, ev, block, found)) = last.as_ref() {
-                        if *ko == input.kernel_object && *ev == events && block == input.block {
+                    if let Some((ko, agent, ev, block, found)) = last.as_ref() {
+                        if *ko == input.kernel_object
+                            && *agent == input.agent_index
+                            && *ev == events
+                            && block == input.block
+                        {
                             return found.clone();
                         }
                     }
@@ -291,12 +303,27 @@ fn build() -> Result<Runtime, HsaStatus> {
                                 &k.metadata,
                                 k.sources.sources(),
                             );
-                            crate::kernargs::check_arguments(&memory::ShimAllocations, 0, &d)
+                            let table = memory::ShimAllocations {
+                                check_access: input.agent_index.is_some(),
+                            };
+                            let agent = u64::from(input.agent_index.unwrap_or(0));
+                            let mut found = crate::kernargs::check_arguments(&table, agent, &d);
+                            if crate::aql::is_runtime_blit_kernel(&k.metadata.symbol) {
+                                // HIP's own blit kernels take one buffer
+                                // argument per element width (or per
+                                // operand) and pass null for the ones a
+                                // launch does not use: by design, never a
+                                // program bug. Every other address is checked.
+                                found
+                                    .retain(|f| f.finding != crate::kernargs::PointerFinding::Null);
+                            }
+                            found
                         }
                         _ => Vec::new(),
                     };
                     *last = Some((
                         input.kernel_object,
+                        input.agent_index,
                         events,
                         input.block.to_vec(),
                         found.clone(),
