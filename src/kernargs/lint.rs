@@ -18,8 +18,10 @@ pub struct Allocation {
     pub id: u64,
     pub base: u64,
     pub size: u64,
-    /// The agent whose memory it is (its handle), or `None` for system
-    /// memory (host allocations, registered or locked host memory).
+    /// The agent whose memory it is, or `None` for system memory (host
+    /// allocations, registered or locked host memory). Agents are named as
+    /// the table's user chooses (the virtual runtime: capture agent indexes,
+    /// the position in the capture header's agent list).
     pub owner: Option<u64>,
     /// When it was freed: the runtime's event sequence number. `None` while live.
     pub freed_at: Option<u64>,
@@ -166,7 +168,7 @@ impl PointerFinding {
             PointerFinding::NoAccess {
                 allocation, owner, ..
             } => match owner {
-                Some(o) => format!("(alloc {allocation} of agent {o:#x}, no access granted)"),
+                Some(o) => format!("(alloc {allocation} of agent {o}, no access granted)"),
                 None => format!("(alloc {allocation}, system memory, no access granted)"),
             },
             PointerFinding::Unknown => "(unknown)".into(),
