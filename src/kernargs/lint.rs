@@ -64,7 +64,8 @@ pub trait AllocationTable {
 }
 
 /// What a pointer argument's address is. Every variant has a stable
-/// [`code`](Self::code); only [`PointerFinding::InAllocation`] is clean.
+/// [`code`](Self::code); all but [`PointerFinding::InAllocation`] and
+/// [`PointerFinding::Null`] report a problem ([`is_problem`](Self::is_problem)).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum PointerFinding {
@@ -136,9 +137,17 @@ impl PointerFinding {
         }
     }
 
-    /// Whether the finding reports a problem (all but `pointer_in_allocation`).
+    /// Whether the finding reports a problem: all but `pointer_in_allocation`
+    /// and `pointer_null`. A null argument is recorded but is no problem at
+    /// launch: it is how kernels take optional buffers (HIP's own blits,
+    /// rocFFT, rocBLAS, rocPRIM and Tensile kernels all pass null for buffers
+    /// a launch does not use), and only dereferencing it would be a bug, which
+    /// a check at launch cannot see.
     pub fn is_problem(&self) -> bool {
-        !matches!(self, PointerFinding::InAllocation { .. })
+        !matches!(
+            self,
+            PointerFinding::InAllocation { .. } | PointerFinding::Null
+        )
     }
 
     /// Short text for a call rendering: `(alloc 3 +0 of 4000 B)`,
@@ -239,8 +248,29 @@ pub struct ArgFinding {
     pub finding: PointerFinding,
 }
 
+/// Pointee types that hold nothing: a pointer to one is a placeholder the
+/// kernel never reads or writes through, whatever its value. rocPRIM's
+/// `empty_type` marks "no values" (a keys-only sort); rocPRIM computes such
+/// pointers as null plus an element offset, so they hold small addresses
+/// nothing maps. Matched on the decoded type text, qualifiers aside.
+pub const EMPTY_POINTEES: [&str; 1] = ["rocprim::empty_type"];
+
+/// Whether `type_text` is a pointer to one of [`EMPTY_POINTEES`].
+pub fn points_to_nothing(type_text: &str) -> bool {
+    let Some(pointee) = type_text.trim().strip_suffix('*') else {
+        return false;
+    };
+    let pointee = pointee
+        .split_whitespace()
+        .filter(|w| *w != "const" && *w != "volatile")
+        .collect::<Vec<_>>()
+        .join(" ");
+    EMPTY_POINTEES.contains(&pointee.as_str())
+}
+
 /// Checks every `global_buffer` argument of a decoded block whose value is
-/// an address, in argument order.
+/// an address, in argument order; pointers to an empty type
+/// ([`points_to_nothing`]) are placeholders, not checked.
 pub fn check_arguments<T: AllocationTable + ?Sized>(
     table: &T,
     agent: u64,
@@ -249,6 +279,7 @@ pub fn check_arguments<T: AllocationTable + ?Sized>(
     args.args
         .iter()
         .filter(|a| a.kind == "global_buffer")
+        .filter(|a| !a.type_text.as_deref().is_some_and(points_to_nothing))
         .filter_map(|a| match a.value {
             ArgValue::Pointer(address) => Some(ArgFinding {
                 index: a.index,
@@ -476,6 +507,19 @@ mod tests {
         );
         assert!(!c(0xa000).is_problem(), "access was granted");
         assert_eq!(c(0xdead_0000_0000), PointerFinding::Unknown);
+    }
+
+    #[test]
+    fn null_is_recorded_but_is_no_problem_and_empty_type_pointers_are_placeholders() {
+        assert!(!PointerFinding::Null.is_problem());
+        assert!(PointerFinding::Unknown.is_problem());
+        assert!(PointerFinding::PageableHost.is_problem());
+        assert!(points_to_nothing("rocprim::empty_type*"));
+        assert!(points_to_nothing("rocprim::empty_type const *"));
+        assert!(points_to_nothing("const rocprim::empty_type*"));
+        assert!(!points_to_nothing("rocprim::empty_type"));
+        assert!(!points_to_nothing("rocprim::empty_type**"));
+        assert!(!points_to_nothing("float*"));
     }
 
     #[test]

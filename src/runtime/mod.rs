@@ -307,17 +307,7 @@ fn build() -> Result<Runtime, HsaStatus> {
                                 check_access: input.agent_index.is_some(),
                             };
                             let agent = u64::from(input.agent_index.unwrap_or(0));
-                            let mut found = crate::kernargs::check_arguments(&table, agent, &d);
-                            if crate::aql::is_runtime_blit_kernel(&k.metadata.symbol) {
-                                // HIP's own blit kernels take one buffer
-                                // argument per element width (or per
-                                // operand) and pass null for the ones a
-                                // launch does not use: by design, never a
-                                // program bug. Every other address is checked.
-                                found
-                                    .retain(|f| f.finding != crate::kernargs::PointerFinding::Null);
-                            }
-                            found
+                            crate::kernargs::check_arguments(&table, agent, &d)
                         }
                         _ => Vec::new(),
                     };
