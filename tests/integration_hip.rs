@@ -2281,7 +2281,11 @@ fn lint_classes(hip: Hip) {
             run.status
         );
         assert_eq!(run.fact("done"), Some("1"), "{ctx}");
-        assert!(run.read_problems.is_empty(), "{:?}\n{ctx}", run.read_problems);
+        assert!(
+            run.read_problems.is_empty(),
+            "{:?}\n{ctx}",
+            run.read_problems
+        );
         let addr = |k: &str| {
             let v = run.fact(k).unwrap_or_else(|| panic!("no fact {k}\n{ctx}"));
             u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
@@ -2301,7 +2305,11 @@ fn lint_classes(hip: Hip) {
             let f = p["arg_findings"]
                 .as_array()
                 .unwrap_or_else(|| panic!("{class}: no arg_findings: {p}"));
-            assert_eq!(f.len(), 1, "{class}: one pointer argument, one finding: {p}");
+            assert_eq!(
+                f.len(),
+                1,
+                "{class}: one pointer argument, one finding: {p}"
+            );
             let f = &f[0];
             assert_eq!(f["code"], code, "{class}: {p}");
             assert_eq!(f["index"], 0, "{class}: {p}");
@@ -2321,7 +2329,10 @@ fn lint_classes(hip: Hip) {
                     assert!(call.contains("0 B past the end of alloc "), "{call}");
                 }
                 "pageable_host" => {
-                    assert!(call.contains("(pageable host memory, not registered)"), "{call}")
+                    assert!(
+                        call.contains("(pageable host memory, not registered)"),
+                        "{call}"
+                    )
                 }
                 "null" => assert!(call.contains("(null)"), "{call}"),
                 "no_access" => {
