@@ -11,6 +11,10 @@
 //   peer            the same after hipDeviceEnablePeerAccess        pointer_in_allocation
 // The harness checks, through `softgpu inspect --format jsonl`, that each run's capture holds
 // exactly that finding for the probe and no problem finding anywhere else.
+//
+// Every run first launches `lint_warmup` (no arguments): HIP 6.4 allocates buffers of its own
+// at the first launch, and one of them can take the address a freed allocation had, which
+// would make the use-after-free probe's address live again (correctly in_allocation).
 #include "sg_hip.h"
 
 #include <vector>
@@ -19,6 +23,8 @@ __global__ void lint_probe(float *p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) p[i] += 1.0f;
 }
+
+__global__ void lint_warmup() {}
 
 static void launch(float *p, const char *what) {
     hipLaunchKernelGGL(lint_probe, dim3(1), dim3(64), 0, 0, p, 64);
@@ -34,6 +40,9 @@ int main(int argc, char **argv) {
     int devices = 0;
     SG_HIP(hipGetDeviceCount(&devices));
     sg_fact("devices", "%d", devices);
+    hipLaunchKernelGGL(lint_warmup, dim3(1), dim3(64), 0, 0);
+    SG_LAUNCHED("lint_warmup");
+    SG_HIP(hipDeviceSynchronize());
     if (!strcmp(cls, "clean")) {
         float *a = nullptr;
         SG_HIP(hipMalloc(&a, 4000));

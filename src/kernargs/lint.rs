@@ -51,6 +51,13 @@ pub trait AllocationTable {
         None
     }
 
+    /// Where the memory that backs a live `allocation` ends: past its size by
+    /// the table's rounding (the bytes up to there belong to no other
+    /// allocation and no other memory). The default: its size exactly.
+    fn backed_end(&self, allocation: &Allocation) -> u64 {
+        allocation.end()
+    }
+
     /// Whether `agent` may access `allocation` (its own memory, or access
     /// granted with `hsa_amd_agents_allow_access`, or system memory that is
     /// registered, locked or allocated from a fine-grained pool).
@@ -188,8 +195,12 @@ impl PointerFinding {
 /// What `address`, passed to a kernel dispatched on `agent`, is.
 ///
 /// In order: null; inside an allocation (live: accessible or not; else
-/// freed); just past a live allocation (within its size again); pageable
-/// host memory; unknown.
+/// freed); past the end of a live allocation but inside the memory that
+/// backs it ([`AllocationTable::backed_end`]); pageable host memory; past the
+/// end of a live allocation, within its size again; unknown. (Pageable host
+/// memory wins over a far past-the-end guess: where device memory is host
+/// memory, as in the virtual runtime, the program's heap lies between device
+/// allocations.)
 pub fn check_pointer<T: AllocationTable + ?Sized>(
     table: &T,
     agent: u64,
@@ -219,23 +230,28 @@ pub fn check_pointer<T: AllocationTable + ?Sized>(
             },
         };
     }
+    let mut past_end = None;
     if let Some(a) = table
         .preceding(address)
         .filter(|a| a.freed_at.is_none() && a.size > 0 && address >= a.end())
     {
         let past = address - a.end();
+        let finding = PointerFinding::PastEnd {
+            allocation: a.id,
+            size: a.size,
+            past,
+        };
+        if address < table.backed_end(&a) {
+            return finding;
+        }
         if past < a.size {
-            return PointerFinding::PastEnd {
-                allocation: a.id,
-                size: a.size,
-                past,
-            };
+            past_end = Some(finding);
         }
     }
     if table.pageable_host(address) {
         return PointerFinding::PageableHost;
     }
-    PointerFinding::Unknown
+    past_end.unwrap_or(PointerFinding::Unknown)
 }
 
 /// A finding about one argument of a decoded block.
@@ -520,6 +536,45 @@ mod tests {
         assert!(!points_to_nothing("rocprim::empty_type"));
         assert!(!points_to_nothing("rocprim::empty_type**"));
         assert!(!points_to_nothing("float*"));
+    }
+
+    #[test]
+    fn pageable_host_memory_wins_over_a_far_past_the_end_guess_but_not_over_the_padding() {
+        struct Padded(Table);
+        impl AllocationTable for Padded {
+            fn find(&self, a: u64) -> Option<Allocation> {
+                self.0.find(a)
+            }
+            fn preceding(&self, a: u64) -> Option<Allocation> {
+                self.0.preceding(a)
+            }
+            fn accessible(&self, a: &Allocation, agent: u64) -> bool {
+                self.0.accessible(a, agent)
+            }
+            fn pageable_host(&self, a: u64) -> bool {
+                self.0.pageable_host(a)
+            }
+            fn backed_end(&self, a: &Allocation) -> u64 {
+                a.base + a.size.next_multiple_of(4096)
+            }
+        }
+        let mut t = table();
+        // Host memory mapped right after allocation 3 (4000 bytes, backed to 4096).
+        t.pageable = vec![(0x7f00_0000_1000, 0x10000)];
+        let t = Padded(t);
+        let base = 0x7f00_0000_1000u64;
+        assert!(matches!(
+            check_pointer(&t, GPU, base + 4000),
+            PointerFinding::PastEnd { past: 0, .. }
+        ));
+        assert!(matches!(
+            check_pointer(&t, GPU, base + 4095),
+            PointerFinding::PastEnd { past: 95, .. }
+        ));
+        assert_eq!(
+            check_pointer(&t, GPU, base + 4096),
+            PointerFinding::PageableHost
+        );
     }
 
     #[test]

@@ -403,6 +403,16 @@ impl crate::kernargs::AllocationTable for ShimAllocations {
             .map(|(&b, a)| Self::live(b, a))
     }
 
+    fn backed_end(&self, allocation: &crate::kernargs::Allocation) -> u64 {
+        // Allocations are made in whole granules (`allocate`).
+        allocation.base.saturating_add(
+            allocation
+                .size
+                .checked_next_multiple_of(ALLOC_GRANULE)
+                .unwrap_or(u64::MAX),
+        )
+    }
+
     fn accessible(&self, allocation: &crate::kernargs::Allocation, agent: u64) -> bool {
         use crate::abi::pool_access::{ALLOWED_BY_DEFAULT, DISALLOWED_BY_DEFAULT};
         if !self.check_access {
