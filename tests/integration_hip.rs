@@ -673,6 +673,22 @@ fn reasons(r: &Value) -> Option<Vec<&str>> {
         .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
 }
 
+/// The codes of a record's pointer findings that report a problem (all but
+/// `pointer_in_allocation` and `pointer_null`, which is recorded but legal: kernels, HIP's blits
+/// among them, take null for optional buffers), in argument order.
+fn problem_findings(r: &Value) -> Vec<String> {
+    r["arg_findings"]
+        .as_array()
+        .map(|fs| {
+            fs.iter()
+                .filter_map(|f| f["code"].as_str())
+                .filter(|c| *c != "pointer_in_allocation" && *c != "pointer_null")
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn is_blit(r: &Value) -> bool {
     r["kernel_symbol"]
         .as_str()
@@ -892,6 +908,17 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
             "kernel_dispatch" => {
                 if r["status"].as_str() == Some("validated") {
                     validated += 1;
+                }
+                // These programs pass only valid pointers, and HIP's blits
+                // too: every pointer check is clean (integration/hip/lint.cpp
+                // makes each problem finding on purpose, in its own test).
+                let bad = problem_findings(r);
+                if !bad.is_empty() {
+                    p.push(format!(
+                        "{at}: pointer findings {bad:?} (call {}), expected only \
+                         pointer_in_allocation and pointer_null",
+                        r["call"]
+                    ));
                 }
                 let symbol = r["kernel_symbol"].as_str();
                 let kname = r["kernel_name"].as_str();
@@ -2335,6 +2362,126 @@ fn kernel_arguments_forwarded(hip: Hip) {
     assert!(report.is_empty(), "\n{}", report.join("\n\n"));
 }
 
+/// `lint <class>`: one run per pointer-check class, each launching `lint_probe(float*, int)`
+/// with one kind of pointer. Each probe's only finding is its class's (naming the allocation,
+/// offset, agents as the run's facts say); no other record of the run has a problem finding
+/// (HIP's own blits included). `no_access` and `peer` run on two GPUs: device 0's memory used
+/// on device 1 is `pointer_no_access` until `hipDeviceEnablePeerAccess` grants it.
+fn lint_classes(hip: Hip) {
+    let exe = build(hip, "lint");
+    let classes: [(&str, &str, usize); 7] = [
+        ("clean", "pointer_in_allocation", 1),
+        ("use_after_free", "pointer_use_after_free", 1),
+        ("pageable_host", "pointer_pageable_host", 2),
+        ("past_end", "pointer_past_end", 1),
+        ("null", "pointer_null", 1),
+        ("no_access", "pointer_no_access", 1),
+        ("peer", "pointer_in_allocation", 1),
+    ];
+    for (class, code, launches) in classes {
+        let two_gpus = matches!(class, "no_access" | "peer");
+        let env: &[(&str, &str)] = if two_gpus {
+            &[("SOFTGPU_TARGET", "gfx90a,gfx90a")]
+        } else {
+            &[]
+        };
+        let run = run(
+            hip,
+            &exe,
+            &[class.to_string()],
+            Completion::Inline,
+            &format!("lint-{class}"),
+            env,
+        );
+        let ctx = run.context();
+        assert!(
+            run.status.is_some_and(|s| s.success()),
+            "{} exited with {:?}\n{ctx}",
+            run.what,
+            run.status
+        );
+        assert_eq!(run.fact("done"), Some("1"), "{ctx}");
+        assert!(
+            run.read_problems.is_empty(),
+            "{:?}\n{ctx}",
+            run.read_problems
+        );
+        let addr = |k: &str| {
+            let v = run.fact(k).unwrap_or_else(|| panic!("no fact {k}\n{ctx}"));
+            u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
+        };
+        let (probes, others): (Vec<&Value>, Vec<&Value>) = run
+            .records
+            .iter()
+            .filter(|r| r["type"] == "kernel_dispatch")
+            .partition(|r| r["kernel_symbol"] == "_Z10lint_probePfi.kd");
+        assert_eq!(probes.len(), launches, "{class}: probes\n{ctx}");
+        let want_addrs: Vec<u64> = match class {
+            "null" => vec![0],
+            "pageable_host" => vec![addr("ptr"), addr("ptr2")],
+            _ => vec![addr("ptr")],
+        };
+        for (p, want_addr) in probes.iter().zip(want_addrs) {
+            let f = p["arg_findings"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{class}: no arg_findings: {p}"));
+            assert_eq!(
+                f.len(),
+                1,
+                "{class}: one pointer argument, one finding: {p}"
+            );
+            let f = &f[0];
+            assert_eq!(f["code"], code, "{class}: {p}");
+            assert_eq!(f["index"], 0, "{class}: {p}");
+            assert_eq!(f["address"].as_u64(), Some(want_addr), "{class}: {p}");
+            let call = p["call"].as_str().unwrap_or_default();
+            match class {
+                "use_after_free" => {
+                    assert_eq!(f["offset"], 16, "{p}");
+                    assert!(f["allocation"].as_u64().is_some_and(|a| a > 0), "{p}");
+                    assert!(f["freed_at"].as_u64().is_some_and(|a| a > 0), "{p}");
+                    assert!(call.contains("(freed alloc "), "{call}");
+                }
+                "past_end" => {
+                    assert_eq!(addr("ptr"), addr("base") + 4000, "{ctx}");
+                    assert_eq!(f["size"], 4000, "{p}");
+                    assert_eq!(f["past"], 0, "{p}");
+                    assert!(call.contains("0 B past the end of alloc "), "{call}");
+                }
+                "pageable_host" => {
+                    assert!(
+                        call.contains("(pageable host memory, not registered)"),
+                        "{call}"
+                    )
+                }
+                "null" => assert!(call.contains("(null)"), "{call}"),
+                "no_access" => {
+                    // Device 0 is capture agent 1, device 1 agent 2.
+                    assert_eq!(f["owner"], 1, "{p}");
+                    assert_eq!(f["agent"], 2, "{p}");
+                    assert_eq!(f["offset"], 0, "{p}");
+                    assert!(call.contains("of agent 1, no access granted)"), "{call}");
+                }
+                _ => {
+                    assert_eq!(f["offset"], 0, "{p}");
+                    assert_eq!(f["remaining"], 4000, "{p}");
+                }
+            }
+        }
+        if two_gpus {
+            assert_eq!(run.fact("devices"), Some("2"), "{ctx}");
+            assert_eq!(run.fact("can_access_peer"), Some("1"), "{ctx}");
+        }
+        for r in others {
+            assert_eq!(
+                problem_findings(r),
+                Vec::<String>::new(),
+                "{class}: a problem finding outside the probe: {r}\n{ctx}"
+            );
+        }
+    }
+}
+
 /// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
 macro_rules! per_hip_version {
     ($($test:ident => $body:expr;)*) => {
@@ -2403,6 +2550,8 @@ per_hip_version! {
         => kernel_arguments;
     intercept_and_observe_copy_kernel_arguments_from_the_real_kernarg_pool_and_find_what_virtual_finds
         => kernel_arguments_forwarded;
+    each_bad_pointer_class_gets_its_own_finding_and_nothing_else_does
+        => lint_classes;
     a_program_exiting_while_three_threads_still_launch_keeps_every_observed_launch_in_its_capture
         => exit_while_launching;
     the_bundled_example_launches_vadd_once_with_its_geometry_and_its_output_is_not_computed
@@ -2666,6 +2815,17 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
     expect_problem(
         &|r| r.records[1]["kernel_symbol"] = json!("__amd_rocclr_copyBuffer.kd"),
         "unexpected blit",
+    );
+    expect_problem(
+        &|r| {
+            r.records[1]["arg_findings"] = json!([
+                {"index": 0, "address": 4096, "code": "pointer_in_allocation",
+                 "allocation": 1, "offset": 0, "remaining": 64},
+                {"index": 1, "address": 0, "code": "pointer_null"},
+                {"index": 2, "address": 12345, "code": "pointer_unknown"},
+            ])
+        },
+        "pointer findings [\"pointer_unknown\"]",
     );
     expect_problem(&|r| r.records[2]["packet_index"] = json!(5), "packet_index");
     expect_problem(&|r| r.records[2]["pid"] = json!(1), "pid");

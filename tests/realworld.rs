@@ -817,6 +817,12 @@ struct Outcome {
     elapsed: Duration,
     /// For gtest programs: tests run, passed, failed numerically.
     gtest: Option<(usize, usize, usize)>,
+    /// Kernel dispatches whose arguments were captured and checked.
+    args_checked: u64,
+    /// Pointer arguments checked (one finding each) over those dispatches.
+    pointers_checked: u64,
+    /// Of those, `pointer_null` (recorded, no problem).
+    pointers_null: u64,
     /// The run directory (captures, witness logs, stdout.txt, stderr.txt).
     dir: PathBuf,
 }
@@ -1172,8 +1178,12 @@ fn compare_processes(dir: &Path, with_witness: bool, o: &mut Outcome) {
         let (dispatches, mut problems) = compare::dispatches(&records);
         if !with_witness {
             o.dispatches += dispatches.len() as u64;
+            for p in argument_findings(&records, o) {
+                o.problems.push(format!("pid {pid}: {p}"));
+            }
             continue;
         }
+        problems.extend(argument_findings(&records, o));
         let v = compare::compare(&events, &dispatches);
         problems.extend(v.problems.iter().cloned());
         for p in problems.iter().take(40) {
@@ -1188,6 +1198,58 @@ fn compare_processes(dir: &Path, with_witness: bool, o: &mut Outcome) {
         o.blits += v.blit_total();
         o.launches += v.launches;
     }
+}
+
+/// The kernel-argument checks of one capture's records (argument capture is on by default,
+/// `SOFTGPU_KERNARGS`): counted into `o`, and every finding that reports a problem (a pointer
+/// finding other than `pointer_in_allocation` and `pointer_null`, a hidden-argument mismatch;
+/// null is recorded but legal: these libraries pass null for optional buffers) returned as a
+/// problem, as at most one line per (kernel, code) with its count and first call. These are
+/// libraries that work on real GPUs, so a finding here is a false one until shown otherwise.
+fn argument_findings(records: &[serde_json::Value], o: &mut Outcome) -> Vec<String> {
+    let mut found: BTreeMap<(String, String), (u64, String)> = BTreeMap::new();
+    let mut dispatches = 0u64;
+    let mut checked = 0u64;
+    for r in records.iter().filter(|r| r["type"] == "kernel_dispatch") {
+        dispatches += 1;
+        let Some(fs) = r["arg_findings"].as_array() else {
+            continue;
+        };
+        checked += 1;
+        o.pointers_checked += fs.len() as u64;
+        o.pointers_null += fs.iter().filter(|f| f["code"] == "pointer_null").count() as u64;
+        let name = r["kernel_name"].as_str().unwrap_or("?").to_string();
+        let codes = fs
+            .iter()
+            .filter_map(|f| f["code"].as_str())
+            .filter(|c| *c != "pointer_in_allocation" && *c != "pointer_null")
+            .chain(
+                r["hidden_mismatches"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| m["code"].as_str()),
+            );
+        for code in codes {
+            let e = found
+                .entry((name.clone(), code.to_string()))
+                .or_insert_with(|| (0, r["call"].as_str().unwrap_or("").to_string()));
+            e.0 += 1;
+        }
+    }
+    o.args_checked += checked;
+    let mut problems: Vec<String> = found
+        .into_iter()
+        .map(|((name, code), (n, call))| {
+            format!("{n} {code} finding(s) in dispatches of {name}, e.g. {call}")
+        })
+        .collect();
+    if dispatches > 0 && checked == 0 {
+        problems.push(format!(
+            "none of {dispatches} dispatches had its arguments checked (argument capture off?)"
+        ));
+    }
+    problems
 }
 
 /// `softgpu inspect --format jsonl`: the records, or why they cannot be read (an incomplete
@@ -1239,7 +1301,7 @@ fn check_library(library: &str, hip: Hip) {
     for p in list {
         let o = outcome(p);
         eprintln!(
-            "realworld: {} {} ({}): {} s, {} processes, {} launches, {} dispatches ({} user, {} blit){}{}",
+            "realworld: {} {} ({}): {} s, {} processes, {} launches, {} dispatches ({} user, {} blit), arguments checked on {} ({} pointers, {} null){}{}",
             p.library,
             p.id,
             p.hip.label(),
@@ -1249,6 +1311,9 @@ fn check_library(library: &str, hip: Hip) {
             o.dispatches,
             o.user_dispatches,
             o.blits,
+            o.args_checked,
+            o.pointers_checked,
+            o.pointers_null,
             o.gtest
                 .map(|(ran, passed, num)| format!(
                     ", gtest {ran} run, {passed} passed, {num} failed numerically"

@@ -98,6 +98,9 @@ type Classify = Box<dyn Fn(u64) -> KernargClass + Send + Sync>;
 #[derive(Clone, Copy, Debug)]
 pub struct ArgCheckInput<'a> {
     pub queue_id: u64,
+    /// The capture agent index of the queue's agent (from its Queue
+    /// registration; `None` if the writer never saw one).
+    pub agent_index: Option<u32>,
     pub kernel_object: u64,
     /// The captured bytes (at most [`KERNARG_BOUND`]).
     pub block: &'a [u8],
@@ -548,6 +551,7 @@ impl CaptureWriter {
             queues: 0,
             code_objects: 0,
             queue_ids: HashSet::new(),
+            queue_agents: HashMap::new(),
             known_queue: None,
             next: 0,
             stream_end: laid.stream_start,
@@ -922,6 +926,9 @@ struct WriterState {
     code_objects: u32,
     /// Live queue ids (a queue's id leaves at its QueueEnd).
     queue_ids: HashSet<u64>,
+    /// Every queue id registered, with its agent index (for the pointer
+    /// checker; kept after the queue ends, as its records may follow).
+    queue_agents: HashMap<u64, u32>,
     /// The queue of the last record encoded, known to have its Queue frame
     /// (saves a set lookup per record in a run of one queue's records).
     known_queue: Option<u64>,
@@ -1143,6 +1150,7 @@ impl WriterState {
                     ko.copy_from_slice(&rec.raw[po::KERNEL_OBJECT..po::KERNEL_OBJECT + 8]);
                     let input = ArgCheckInput {
                         queue_id: rec.queue_id,
+                        agent_index: self.queue_agents.get(&rec.queue_id).copied(),
                         kernel_object: u64::from_le_bytes(ko),
                         block: &l.bytes,
                     };
@@ -1385,6 +1393,7 @@ impl WriterState {
                 Control::Queue(info, arena) => {
                     self.arenas
                         .insert(arena.id, ArenaState { arena, last: None });
+                    self.queue_agents.insert(info.queue_id, info.agent_index);
                     if let Some(i) = self.ends.iter().position(|e| e.queue_id == info.queue_id) {
                         // The id was ended and is registered again before
                         // its QueueEnd could be written (the old records are

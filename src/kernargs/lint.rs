@@ -18,8 +18,10 @@ pub struct Allocation {
     pub id: u64,
     pub base: u64,
     pub size: u64,
-    /// The agent whose memory it is (its handle), or `None` for system
-    /// memory (host allocations, registered or locked host memory).
+    /// The agent whose memory it is, or `None` for system memory (host
+    /// allocations, registered or locked host memory). Agents are named as
+    /// the table's user chooses (the virtual runtime: capture agent indexes,
+    /// the position in the capture header's agent list).
     pub owner: Option<u64>,
     /// When it was freed: the runtime's event sequence number. `None` while live.
     pub freed_at: Option<u64>,
@@ -49,6 +51,13 @@ pub trait AllocationTable {
         None
     }
 
+    /// Where the memory that backs a live `allocation` ends: past its size by
+    /// the table's rounding (the bytes up to there belong to no other
+    /// allocation and no other memory). The default: its size exactly.
+    fn backed_end(&self, allocation: &Allocation) -> u64 {
+        allocation.end()
+    }
+
     /// Whether `agent` may access `allocation` (its own memory, or access
     /// granted with `hsa_amd_agents_allow_access`, or system memory that is
     /// registered, locked or allocated from a fine-grained pool).
@@ -62,7 +71,8 @@ pub trait AllocationTable {
 }
 
 /// What a pointer argument's address is. Every variant has a stable
-/// [`code`](Self::code); only [`PointerFinding::InAllocation`] is clean.
+/// [`code`](Self::code); all but [`PointerFinding::InAllocation`] and
+/// [`PointerFinding::Null`] report a problem ([`is_problem`](Self::is_problem)).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum PointerFinding {
@@ -134,9 +144,17 @@ impl PointerFinding {
         }
     }
 
-    /// Whether the finding reports a problem (all but `pointer_in_allocation`).
+    /// Whether the finding reports a problem: all but `pointer_in_allocation`
+    /// and `pointer_null`. A null argument is recorded but is no problem at
+    /// launch: it is how kernels take optional buffers (HIP's own blits,
+    /// rocFFT, rocBLAS, rocPRIM and Tensile kernels all pass null for buffers
+    /// a launch does not use), and only dereferencing it would be a bug, which
+    /// a check at launch cannot see.
     pub fn is_problem(&self) -> bool {
-        !matches!(self, PointerFinding::InAllocation { .. })
+        !matches!(
+            self,
+            PointerFinding::InAllocation { .. } | PointerFinding::Null
+        )
     }
 
     /// Short text for a call rendering: `(alloc 3 +0 of 4000 B)`,
@@ -166,7 +184,7 @@ impl PointerFinding {
             PointerFinding::NoAccess {
                 allocation, owner, ..
             } => match owner {
-                Some(o) => format!("(alloc {allocation} of agent {o:#x}, no access granted)"),
+                Some(o) => format!("(alloc {allocation} of agent {o}, no access granted)"),
                 None => format!("(alloc {allocation}, system memory, no access granted)"),
             },
             PointerFinding::Unknown => "(unknown)".into(),
@@ -177,8 +195,12 @@ impl PointerFinding {
 /// What `address`, passed to a kernel dispatched on `agent`, is.
 ///
 /// In order: null; inside an allocation (live: accessible or not; else
-/// freed); just past a live allocation (within its size again); pageable
-/// host memory; unknown.
+/// freed); past the end of a live allocation but inside the memory that
+/// backs it ([`AllocationTable::backed_end`]); pageable host memory; past the
+/// end of a live allocation, within its size again; unknown. (Pageable host
+/// memory wins over a far past-the-end guess: where device memory is host
+/// memory, as in the virtual runtime, the program's heap lies between device
+/// allocations.)
 pub fn check_pointer<T: AllocationTable + ?Sized>(
     table: &T,
     agent: u64,
@@ -208,23 +230,28 @@ pub fn check_pointer<T: AllocationTable + ?Sized>(
             },
         };
     }
+    let mut past_end = None;
     if let Some(a) = table
         .preceding(address)
         .filter(|a| a.freed_at.is_none() && a.size > 0 && address >= a.end())
     {
         let past = address - a.end();
+        let finding = PointerFinding::PastEnd {
+            allocation: a.id,
+            size: a.size,
+            past,
+        };
+        if address < table.backed_end(&a) {
+            return finding;
+        }
         if past < a.size {
-            return PointerFinding::PastEnd {
-                allocation: a.id,
-                size: a.size,
-                past,
-            };
+            past_end = Some(finding);
         }
     }
     if table.pageable_host(address) {
         return PointerFinding::PageableHost;
     }
-    PointerFinding::Unknown
+    past_end.unwrap_or(PointerFinding::Unknown)
 }
 
 /// A finding about one argument of a decoded block.
@@ -237,8 +264,29 @@ pub struct ArgFinding {
     pub finding: PointerFinding,
 }
 
+/// Pointee types that hold nothing: a pointer to one is a placeholder the
+/// kernel never reads or writes through, whatever its value. rocPRIM's
+/// `empty_type` marks "no values" (a keys-only sort); rocPRIM computes such
+/// pointers as null plus an element offset, so they hold small addresses
+/// nothing maps. Matched on the decoded type text, qualifiers aside.
+pub const EMPTY_POINTEES: [&str; 1] = ["rocprim::empty_type"];
+
+/// Whether `type_text` is a pointer to one of [`EMPTY_POINTEES`].
+pub fn points_to_nothing(type_text: &str) -> bool {
+    let Some(pointee) = type_text.trim().strip_suffix('*') else {
+        return false;
+    };
+    let pointee = pointee
+        .split_whitespace()
+        .filter(|w| *w != "const" && *w != "volatile")
+        .collect::<Vec<_>>()
+        .join(" ");
+    EMPTY_POINTEES.contains(&pointee.as_str())
+}
+
 /// Checks every `global_buffer` argument of a decoded block whose value is
-/// an address, in argument order.
+/// an address, in argument order; pointers to an empty type
+/// ([`points_to_nothing`]) are placeholders, not checked.
 pub fn check_arguments<T: AllocationTable + ?Sized>(
     table: &T,
     agent: u64,
@@ -247,6 +295,7 @@ pub fn check_arguments<T: AllocationTable + ?Sized>(
     args.args
         .iter()
         .filter(|a| a.kind == "global_buffer")
+        .filter(|a| !a.type_text.as_deref().is_some_and(points_to_nothing))
         .filter_map(|a| match a.value {
             ArgValue::Pointer(address) => Some(ArgFinding {
                 index: a.index,
@@ -474,6 +523,58 @@ mod tests {
         );
         assert!(!c(0xa000).is_problem(), "access was granted");
         assert_eq!(c(0xdead_0000_0000), PointerFinding::Unknown);
+    }
+
+    #[test]
+    fn null_is_recorded_but_is_no_problem_and_empty_type_pointers_are_placeholders() {
+        assert!(!PointerFinding::Null.is_problem());
+        assert!(PointerFinding::Unknown.is_problem());
+        assert!(PointerFinding::PageableHost.is_problem());
+        assert!(points_to_nothing("rocprim::empty_type*"));
+        assert!(points_to_nothing("rocprim::empty_type const *"));
+        assert!(points_to_nothing("const rocprim::empty_type*"));
+        assert!(!points_to_nothing("rocprim::empty_type"));
+        assert!(!points_to_nothing("rocprim::empty_type**"));
+        assert!(!points_to_nothing("float*"));
+    }
+
+    #[test]
+    fn pageable_host_memory_wins_over_a_far_past_the_end_guess_but_not_over_the_padding() {
+        struct Padded(Table);
+        impl AllocationTable for Padded {
+            fn find(&self, a: u64) -> Option<Allocation> {
+                self.0.find(a)
+            }
+            fn preceding(&self, a: u64) -> Option<Allocation> {
+                self.0.preceding(a)
+            }
+            fn accessible(&self, a: &Allocation, agent: u64) -> bool {
+                self.0.accessible(a, agent)
+            }
+            fn pageable_host(&self, a: u64) -> bool {
+                self.0.pageable_host(a)
+            }
+            fn backed_end(&self, a: &Allocation) -> u64 {
+                a.base + a.size.next_multiple_of(4096)
+            }
+        }
+        let mut t = table();
+        // Host memory mapped right after allocation 3 (4000 bytes, backed to 4096).
+        t.pageable = vec![(0x7f00_0000_1000, 0x10000)];
+        let t = Padded(t);
+        let base = 0x7f00_0000_1000u64;
+        assert!(matches!(
+            check_pointer(&t, GPU, base + 4000),
+            PointerFinding::PastEnd { past: 0, .. }
+        ));
+        assert!(matches!(
+            check_pointer(&t, GPU, base + 4095),
+            PointerFinding::PastEnd { past: 95, .. }
+        ));
+        assert_eq!(
+            check_pointer(&t, GPU, base + 4096),
+            PointerFinding::PageableHost
+        );
     }
 
     #[test]

@@ -719,7 +719,7 @@ impl Topology {
     /// fine-grained device memory is disallowed by default within the xGMI hive
     /// (the other GPUs) and never allowed over PCIe (the CPU); LDS is never
     /// reachable from another agent.
-    fn access(a: AgentKind, p: PoolKind) -> u32 {
+    pub fn access(a: AgentKind, p: PoolKind) -> u32 {
         let owner = Self::pool_owner(p);
         if owner == a {
             return ACCESS_ALLOWED_BY_DEFAULT;

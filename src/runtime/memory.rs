@@ -18,6 +18,25 @@ struct Allocation {
     user_data: u64,
     /// The allocation's number (from 1, in allocation order).
     id: u64,
+    /// Agents granted access with `hsa_amd_agents_allow_access`, by capture
+    /// agent index (bit `i`: agent `i`; agents past 63 are not recorded).
+    grants: u64,
+    /// Made by `hsa_amd_memory_pool_allocate`, which (as ROCr's does) maps
+    /// system memory to no GPU until access is granted; `hsa_memory_allocate`
+    /// maps system memory to every agent.
+    restricted: bool,
+}
+
+/// Which allocation call made an allocation (it decides who may access
+/// system memory without a grant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocApi {
+    /// `hsa_amd_memory_pool_allocate`: accessible to the agents the pool's
+    /// `ACCESS` says `ALLOWED_BY_DEFAULT`, and to those granted access.
+    Pool,
+    /// `hsa_memory_allocate` (the region API): system memory is accessible
+    /// to every agent, device memory as with [`AllocApi::Pool`].
+    Region,
 }
 
 /// Allocation and free events, numbered (the number of a free is what a
@@ -39,6 +58,25 @@ static READERS: [Shard; SHARDS] = [const { Shard(AtomicU64::new(0)) }; SHARDS];
 /// is unchanged while it is.
 pub fn events() -> u64 {
     EVENTS.load(Ordering::SeqCst)
+}
+
+/// A new event number: the number of an allocation-like range (a locked or
+/// vmem-mapped range), or any other change of what the pointer checker sees
+/// (an unlock, an unmap, an access grant), so [`events`] moves with it.
+pub fn next_id() -> u64 {
+    EVENTS.fetch_add(1, Ordering::SeqCst) + 1
+}
+
+/// Waits until the capture writer has checked every record pushed so far, so
+/// that memory about to be released (unlocked, unmapped) is still in the
+/// table when their pointers are checked. Call with none of the table's
+/// locks held (the writer's checker takes them).
+pub fn drain_capture() {
+    if let Ok(rt) = super::get() {
+        if let Some(c) = &rt.capture {
+            c.drain();
+        }
+    }
 }
 
 /// A freed allocation, for naming use-after-free pointers.
@@ -67,7 +105,12 @@ pub enum AllocError {
 }
 
 /// Allocate `size` zeroed bytes aligned to the pool granule.
-pub fn allocate(size: usize, pool: PoolKind, max: u64) -> Result<*mut u8, AllocError> {
+pub fn allocate(
+    size: usize,
+    pool: PoolKind,
+    max: u64,
+    api: AllocApi,
+) -> Result<*mut u8, AllocError> {
     if size == 0 {
         return Err(AllocError::ZeroSize);
     }
@@ -97,6 +140,8 @@ pub fn allocate(size: usize, pool: PoolKind, max: u64) -> Result<*mut u8, AllocE
                 pool,
                 user_data: 0,
                 id,
+                grants: 0,
+                restricted: api == AllocApi::Pool,
             },
         );
     Ok(p)
@@ -237,12 +282,72 @@ pub fn copy_kernarg(
     Ok(n)
 }
 
+/// Grants `agents` (capture agent indexes) access to the allocation that
+/// holds `ptr` (`hsa_amd_agents_allow_access`). Returns false when no
+/// allocation of this runtime holds it (locked memory and vmem need no
+/// grant here: see [`ShimAllocations`]).
+pub fn grant(ptr: u64, agents: &[u32]) -> bool {
+    let mut map = ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner());
+    let Some((_, a)) = map
+        .range_mut(..=ptr as usize)
+        .next_back()
+        .filter(|(b, a)| (ptr as usize) < **b + a.size.max(1))
+    else {
+        return false;
+    };
+    for &i in agents {
+        if i < 64 {
+            a.grants |= 1 << i;
+        }
+    }
+    next_id();
+    true
+}
+
+/// The agent of a capture agent index (0 is the CPU, `i` is GPU `i - 1`).
+fn agent_kind(index: u64) -> super::agents::AgentKind {
+    match index {
+        0 => super::agents::AgentKind::Cpu,
+        i => super::agents::AgentKind::Gpu(i as usize - 1),
+    }
+}
+
 /// The runtime's allocations as the kernel-argument checker sees them
-/// (virtual mode: the memory this runtime hands out). Every agent may access
-/// every allocation here (the virtual runtime grants all access), so
-/// `pointer_no_access` is not produced.
+/// (virtual mode): the memory this runtime hands out (allocations, locked
+/// host memory, mapped vmem ranges), the last frees, and the process's own
+/// mappings for telling pageable host memory from addresses nothing maps.
+///
+/// Agents are capture agent indexes (0 the CPU, `i` GPU `i - 1`); an
+/// allocation's owner is its pool's agent (`None` for system memory).
+/// Access follows the rules this runtime reports through
+/// `hsa_amd_agent_memory_pool_get_info(ACCESS)` (ROCr's): an agent may use
+/// memory of a pool that is `ALLOWED_BY_DEFAULT` to it (its own device
+/// memory), and memory of a pool that is `DISALLOWED_BY_DEFAULT` to it once
+/// `hsa_amd_agents_allow_access` granted it that allocation; system memory
+/// made by `hsa_memory_allocate` is mapped to every agent (as ROCr does for
+/// that call). Locked host memory and vmem ranges are accessible to every
+/// agent (the agent lists of lock and set-access are not recorded).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ShimAllocations;
+pub struct ShimAllocations {
+    /// Check access for the dispatching agent (false: its queue's agent is
+    /// not known, so every live allocation counts as accessible).
+    pub check_access: bool,
+}
+
+impl ShimAllocations {
+    fn live(b: usize, a: &Allocation) -> crate::kernargs::Allocation {
+        crate::kernargs::Allocation {
+            id: a.id,
+            base: b as u64,
+            size: a.size as u64,
+            owner: match super::agents::Topology::pool_owner(a.pool) {
+                super::agents::AgentKind::Cpu => None,
+                k => Some(super::agents::Topology::agent_index(k) as u64),
+            },
+            freed_at: None,
+        }
+    }
+}
 
 impl crate::kernargs::AllocationTable for ShimAllocations {
     fn find(&self, address: u64) -> Option<crate::kernargs::Allocation> {
@@ -250,13 +355,7 @@ impl crate::kernargs::AllocationTable for ShimAllocations {
             let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
             if let Some((&b, a)) = map.range(..=address as usize).next_back() {
                 if (address as usize) < b + a.size.max(1) {
-                    return Some(crate::kernargs::Allocation {
-                        id: a.id,
-                        base: b as u64,
-                        size: a.size as u64,
-                        owner: None,
-                        freed_at: None,
-                    });
+                    return Some(Self::live(b, a));
                 }
             }
         }
@@ -272,6 +371,15 @@ impl crate::kernargs::AllocationTable for ShimAllocations {
                 id: l.id,
                 base,
                 size: l.size,
+                owner: None,
+                freed_at: None,
+            });
+        }
+        if let Some((base, size, id)) = super::vmem::find_mapped(address) {
+            return Some(crate::kernargs::Allocation {
+                id,
+                base,
+                size,
                 owner: None,
                 freed_at: None,
             });
@@ -294,17 +402,49 @@ impl crate::kernargs::AllocationTable for ShimAllocations {
         let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
         map.range(..=address as usize)
             .next_back()
-            .map(|(&b, a)| crate::kernargs::Allocation {
-                id: a.id,
-                base: b as u64,
-                size: a.size as u64,
-                owner: None,
-                freed_at: None,
-            })
+            .map(|(&b, a)| Self::live(b, a))
     }
 
-    fn accessible(&self, _allocation: &crate::kernargs::Allocation, _agent: u64) -> bool {
-        true
+    fn backed_end(&self, allocation: &crate::kernargs::Allocation) -> u64 {
+        // Allocations are made in whole granules (`allocate`).
+        allocation.base.saturating_add(
+            allocation
+                .size
+                .checked_next_multiple_of(ALLOC_GRANULE)
+                .unwrap_or(u64::MAX),
+        )
+    }
+
+    fn accessible(&self, allocation: &crate::kernargs::Allocation, agent: u64) -> bool {
+        use crate::abi::pool_access::{ALLOWED_BY_DEFAULT, DISALLOWED_BY_DEFAULT};
+        if !self.check_access {
+            return true;
+        }
+        let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+        // Not one of the allocations (locked memory, vmem): accessible.
+        let Some(a) = map
+            .get(&(allocation.base as usize))
+            .filter(|a| a.id == allocation.id)
+        else {
+            return true;
+        };
+        let system = super::agents::Topology::pool_owner(a.pool) == super::agents::AgentKind::Cpu;
+        let granted = agent < 64 && a.grants & (1 << agent) != 0;
+        match super::agents::Topology::access(agent_kind(agent), a.pool) {
+            ALLOWED_BY_DEFAULT => true,
+            DISALLOWED_BY_DEFAULT => granted || (system && !a.restricted),
+            _ => false,
+        }
+    }
+
+    fn pageable_host(&self, address: u64) -> bool {
+        // Only for addresses no allocation, locked range or vmem range knows
+        // (the checker asks after those); SoftGPU's own reservations (the
+        // agent views of locked memory, vmem reservations) are never host
+        // memory of the program.
+        find_locked(address).is_none()
+            && !super::vmem::reserved(address)
+            && super::sys::page_mapped(address)
     }
 }
 
@@ -386,7 +526,7 @@ pub fn lock(host: u64, size: u64) -> Option<u64> {
             size,
             reservation,
             reservation_len: len,
-            id: EVENTS.fetch_add(1, Ordering::SeqCst) + 1,
+            id: next_id(),
         },
     );
     Some(agent)
@@ -394,12 +534,15 @@ pub fn lock(host: u64, size: u64) -> Option<u64> {
 
 /// Unlock by host address. Returns false when `host` is not locked.
 pub fn unlock(host: u64) -> bool {
+    // Records pushed before this are checked against the locked range.
+    drain_capture();
     let mut map = LOCKED.write().unwrap_or_else(|e| e.into_inner());
     let Some((&k, l)) = map.iter().find(|(_, l)| l.host == host) else {
         return false;
     };
     let l = *l;
     map.remove(&k);
+    next_id();
     // SAFETY: the reservation was made by `lock` for this entry alone, which
     // was just removed under the write lock, so nothing hands it out again;
     // it is PROT_NONE, so no reference can point into it.

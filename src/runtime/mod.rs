@@ -267,26 +267,34 @@ fn build() -> Result<Runtime, HsaStatus> {
                 // against this runtime's allocations (on the writer thread;
                 // frees drain the writer first, so a record is checked
                 // against the allocations as they were at its dispatch).
-                // The last check is reused while the kernel, the block and the
-                // allocation table (no allocation or free since) are the same.
-                type Last = (u64, u64, Vec<u8>, Vec<crate::kernargs::ArgFinding>);
+                // The last check is reused while the kernel, the agent, the
+                // block and the allocation table (no allocation, free, grant,
+                // lock or unlock since) are the same. The dispatching agent is
+                // the queue's; access is checked for it (pointer_no_access).
+                type Last = (
+                    u64,
+                    Option<u32>,
+                    u64,
+                    Vec<u8>,
+                    Vec<crate::kernargs::ArgFinding>,
+                );
                 let last: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
                 // Intercept and observe: the allocations that passed through
                 // the shim to the real runtime (frees drain the writer there
                 // too, before they are passed on).
                 let below = real::below().filter(|_| mode != Mode::Virtual);
-                let table: &'static (dyn crate::kernargs::AllocationTable + Sync) = match below {
-                    Some(b) => b.allocations(),
-                    None => &memory::ShimAllocations,
-                };
                 w.set_arg_checker(Box::new(move |input| {
                     let events = match below {
                         Some(b) => b.allocation_events(),
                         None => memory::events(),
                     };
                     let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Some((ko, ev, block, found)) = last.as_ref() {
-                        if *ko == input.kernel_object && *ev == events && block == input.block {
+                    if let Some((ko, agent, ev, block, found)) = last.as_ref() {
+                        if *ko == input.kernel_object
+                            && *agent == input.agent_index
+                            && *ev == events
+                            && block == input.block
+                        {
                             return found.clone();
                         }
                     }
@@ -302,12 +310,22 @@ fn build() -> Result<Runtime, HsaStatus> {
                                 &k.metadata,
                                 k.sources.sources(),
                             );
-                            crate::kernargs::check_arguments(table, 0, &d)
+                            let agent = u64::from(input.agent_index.unwrap_or(0));
+                            match below {
+                                Some(b) => crate::kernargs::check_arguments(b.allocations(), agent, &d),
+                                None => {
+                                    let table = memory::ShimAllocations {
+                                        check_access: input.agent_index.is_some(),
+                                    };
+                                    crate::kernargs::check_arguments(&table, agent, &d)
+                                }
+                            }
                         }
                         _ => Vec::new(),
                     };
                     *last = Some((
                         input.kernel_object,
+                        input.agent_index,
                         events,
                         input.block.to_vec(),
                         found.clone(),

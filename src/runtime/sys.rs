@@ -129,6 +129,27 @@ pub fn getpid() -> u32 {
     std::process::id()
 }
 
+/// Whether the page holding `addr` is mapped in this process (any
+/// protection, resident or not), asked with `mincore`, which never touches
+/// the page: an unmapped page is `ENOMEM`. Used only to tell host memory of
+/// the process (heap, stack, mappings) from addresses nothing maps; it says
+/// nothing about whether the bytes are readable.
+pub fn page_mapped(addr: u64) -> bool {
+    const PAGE: u64 = 4096;
+    let page = addr & !(PAGE - 1);
+    if page == 0 {
+        return false;
+    }
+    let mut vec = 0u8;
+    // SAFETY: mincore only inspects the kernel's page tables for
+    // `page..page+PAGE` (a page-aligned start, one page) and writes one byte
+    // into `vec`, a live local of the size one page needs; it never reads or
+    // writes the page itself, so any address is harmless (an unmapped one,
+    // or one past the user address space, is an error return).
+    let r = unsafe { libc::mincore(page as *mut libc::c_void, PAGE as usize, &mut vec) };
+    r == 0
+}
+
 /// Reserve `len` bytes of address space that is never accessible (PROT_NONE):
 /// unique addresses for agent views of locked host memory.
 pub fn reserve(len: usize) -> Option<*mut u8> {

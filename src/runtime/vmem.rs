@@ -28,8 +28,9 @@ struct State {
     reservations: BTreeMap<u64, u64>,
     /// handle index -> physical allocation (None once released).
     handles: Vec<Option<Physical>>,
-    /// mapped va -> (len, handle, permissions).
-    mappings: BTreeMap<u64, (u64, u64, u32)>,
+    /// mapped va -> (len, handle, permissions, the mapping's number among
+    /// the runtime's allocations).
+    mappings: BTreeMap<u64, (u64, u64, u32, u64)>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -89,6 +90,7 @@ pub fn free(va: u64, size: u64) -> Result<(), VmemError> {
             return Err(VmemError::InvalidArgument); // still mapped
         }
         s.reservations.remove(&va);
+        super::memory::next_id();
         // SAFETY: `va..va+len` is exactly a reservation of ours (just removed
         // from the table under its lock) with nothing mapped in it; no Rust
         // reference points into vmem reservations.
@@ -160,12 +162,15 @@ pub fn map(va: u64, size: u64, offset: u64, h: u64) -> Result<(), VmemError> {
         if !unsafe { sys::map_fd_fixed(va, size as usize, p.fd, offset, 0) } {
             return Err(VmemError::OutOfResources);
         }
-        s.mappings.insert(va, (size, h, 0));
+        s.mappings
+            .insert(va, (size, h, 0, super::memory::next_id()));
         Ok(())
     })
 }
 
 pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
+    // Records pushed before this are checked against the mapping as it was.
+    super::memory::drain_capture();
     with(|s| {
         let (len, ..) = *s.mappings.get(&va).ok_or(VmemError::InvalidArgument)?;
         if size != len {
@@ -177,6 +182,7 @@ pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
             return Err(VmemError::OutOfResources);
         }
         s.mappings.remove(&va);
+        super::memory::next_id();
         Ok(())
     })
 }
@@ -204,9 +210,27 @@ pub fn get_access(va: u64) -> Result<u32, VmemError> {
             .range(..=va)
             .next_back()
             .filter(|(b, (len, ..))| va < *b + len)
-            .map(|(_, (_, _, perm))| *perm)
+            .map(|(_, (_, _, perm, _))| *perm)
             .ok_or(VmemError::InvalidArgument)
     })
+}
+
+/// The mapped range holding `va`: (base, length, number), for the pointer
+/// checker.
+pub fn find_mapped(va: u64) -> Option<(u64, u64, u64)> {
+    let g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    g.as_ref()?
+        .mappings
+        .range(..=va)
+        .next_back()
+        .filter(|(b, (len, ..))| va < *b + len)
+        .map(|(&b, &(len, _, _, id))| (b, len, id))
+}
+
+/// Whether `va` lies in one of the vmem reservations (mapped or not).
+pub fn reserved(va: u64) -> bool {
+    let g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    g.as_ref().is_some_and(|s| inside_reservation(s, va, 1))
 }
 
 /// A duplicated file descriptor the program may pass to another process.

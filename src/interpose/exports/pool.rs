@@ -158,6 +158,7 @@ pub(super) fn allocate_in(
     rt: &runtime::Runtime,
     p: PoolKind,
     size: usize,
+    api: memory::AllocApi,
     out: Out<'_, *mut c_void>,
 ) -> R {
     if out.is_null() {
@@ -167,7 +168,7 @@ pub(super) fn allocate_in(
         0 => return Err(HsaStatus::ERROR_INVALID_ALLOCATION),
         m => m,
     };
-    match memory::allocate(size, p, max) {
+    match memory::allocate(size, p, max, api) {
         Ok(ptr) => out.write(ptr as *mut c_void),
         Err(memory::AllocError::ZeroSize) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         Err(memory::AllocError::TooLarge) => Err(HsaStatus::ERROR_INVALID_ALLOCATION),
@@ -204,7 +205,7 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
 fn amd_memory_pool_allocate(pool: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
     let rt = rt()?;
     let p = pool_of(rt, pool)?;
-    allocate_in(rt, p, size, out)
+    allocate_in(rt, p, size, memory::AllocApi::Pool, out)
 }
 
 pub unsafe extern "C" fn hsa_memory_allocate(
@@ -235,7 +236,7 @@ fn memory_allocate(region: u64, size: usize, out: Out<'_, *mut c_void>) -> R {
         .topo
         .pool(region)
         .ok_or(HsaStatus::ERROR_INVALID_REGION)?;
-    allocate_in(rt, p, size, out)
+    allocate_in(rt, p, size, memory::AllocApi::Region, out)
 }
 
 pub(super) fn free_ptr(ptr: *mut c_void) -> R {
@@ -285,8 +286,9 @@ pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> u32 {
     status("hsa_memory_free", || free_ptr(ptr))
 }
 
-/// Every pool is host memory, visible to every agent: access grants are
-/// checked and then have nothing to change.
+/// Every pool is host memory, visible to every agent, so a grant changes
+/// nothing the program can see; it is recorded on the allocation for the
+/// pointer checker (`pointer_no_access`, docs/KERNEL_ARGUMENTS.md).
 pub unsafe extern "C" fn hsa_amd_agents_allow_access(
     n: u32,
     agents: *const HsaAgent,
@@ -307,9 +309,12 @@ fn amd_agents_allow_access(agents: InSlice<'_, HsaAgent>, ptr: *const c_void) ->
     if agents.is_empty() || agents.is_null() || ptr.is_null() {
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
+    let mut granted = Vec::with_capacity(agents.len());
     for a in agents.iter() {
-        agent_of(rt, a)?;
+        let kind = agent_of(rt, a)?;
+        granted.push(runtime::agents::Topology::agent_index(kind) as u32);
     }
+    memory::grant(ptr as u64, &granted);
     Ok(())
 }
 
