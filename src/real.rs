@@ -108,11 +108,11 @@ pub trait Below: Sync {
     /// [`crate::runtime::memory::copy_kernarg`].
     fn copy_kernarg(
         &self,
-        cache: &mut crate::runtime::memory::KernargRange,
+        cache: &mut crate::kernargs::KernargRange,
         shard: usize,
         addr: u64,
         out: &mut [u8],
-    ) -> Result<usize, crate::runtime::memory::KernargReadError>;
+    ) -> Result<usize, crate::kernargs::KernargReadError>;
     /// The allocations that passed through the shim, for the pointer checks.
     fn allocations(&self) -> &'static (dyn crate::kernargs::AllocationTable + Sync);
     /// Allocation and free events of that table so far.

@@ -469,11 +469,11 @@ impl crate::real::Below for Forward {
     }
     fn copy_kernarg(
         &self,
-        cache: &mut crate::runtime::memory::KernargRange,
+        cache: &mut crate::kernargs::KernargRange,
         shard: usize,
         addr: u64,
         out: &mut [u8],
-    ) -> Result<usize, crate::runtime::memory::KernargReadError> {
+    ) -> Result<usize, crate::kernargs::KernargReadError> {
         super::passthrough::copy_kernarg(cache, shard, addr, out)
     }
     fn allocations(&self) -> &'static (dyn crate::kernargs::AllocationTable + Sync) {

@@ -78,3 +78,23 @@ pub fn kernel_sources(
         .collect();
     (out, error)
 }
+
+/// A queue's cached kernarg allocation: `(base, size, free epoch)`, and the
+/// buffer its blocks are copied into (allocated with the queue, so the
+/// doorbell path neither allocates nor clears one).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KernargRange {
+    // Filled by the virtual runtime's `copy_kernarg`, or by the pass-through table's copy in
+    // intercept and observe mode (`interpose::passthrough`).
+    pub(crate) base: u64,
+    pub(crate) size: u64,
+    pub(crate) epoch: u64,
+    pub(crate) valid: bool,
+}
+
+/// Why a kernarg block could not be copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernargReadError {
+    /// Not inside memory this runtime allocated.
+    NotOurs,
+}

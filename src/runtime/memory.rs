@@ -200,18 +200,7 @@ pub fn free(ptr: usize) -> bool {
     true
 }
 
-/// A queue's cached kernarg allocation: `(base, size, free epoch)`, and the
-/// buffer its blocks are copied into (allocated with the queue, so the
-/// doorbell path neither allocates nor clears one).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct KernargRange {
-    // Filled by `copy_kernarg` here, or by the pass-through table's copy in
-    // intercept and observe mode (`interpose::passthrough`).
-    pub(crate) base: u64,
-    pub(crate) size: u64,
-    pub(crate) epoch: u64,
-    pub(crate) valid: bool,
-}
+pub use crate::kernargs::{KernargRange, KernargReadError};
 
 /// A queue's kernarg copy state: the cached allocation and the buffer.
 #[derive(Debug)]
@@ -227,13 +216,6 @@ impl Default for KernargCopy {
             buf: Box::new([0; crate::capture::KERNARG_BOUND]),
         }
     }
-}
-
-/// Why a kernarg block could not be copied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernargReadError {
-    /// Not inside memory this runtime allocated.
-    NotOurs,
 }
 
 /// Copies up to `out.len()` bytes at `addr` into `out`, if `addr` lies in an

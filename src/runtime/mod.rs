@@ -312,7 +312,9 @@ fn build() -> Result<Runtime, HsaStatus> {
                             );
                             let agent = u64::from(input.agent_index.unwrap_or(0));
                             match below {
-                                Some(b) => crate::kernargs::check_arguments(b.allocations(), agent, &d),
+                                Some(b) => {
+                                    crate::kernargs::check_arguments(b.allocations(), agent, &d)
+                                }
                                 None => {
                                     let table = memory::ShimAllocations {
                                         check_access: input.agent_index.is_some(),
