@@ -20,7 +20,10 @@
 //   6. An explicit graph: a kernel node k_two (9, 32) and a child graph holding k_one (10, 32);
 //      the exec's kernel node is changed to 11 blocks (hipGraphExecKernelNodeSetParams), then
 //      launched once on s1.
-//   7. Three threads, each with its own stream, 20 launches of k_one (1, 64) each; and two threads
+//   7. Three threads, each with its own stream, 20 launches of k_one each (thread t: 14 + t
+//      blocks of 64; a shape per thread, because HIP 5.2 dispatches each stream's commands from
+//      its own worker thread, so across streams the capture's order need not be the calls'
+//      order, and identical launches on three streams could not be told apart); and two threads
 //      launching k_two (2, 64) 20 times each on one shared stream s4 at the same time.
 //   8. s5 is created, used (k_one 12, 64), destroyed, and a new stream created (its handle may be
 //      the same) and used (k_one 13, 64).
@@ -156,11 +159,11 @@ int main(int argc, char **argv) {
     // 7.
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; t++)
-        threads.emplace_back([] {
+        threads.emplace_back([t] {
             hipStream_t s;
             CHECK(hipStreamCreate(&s));
             for (int i = 0; i < 20; i++)
-                launch((const void *)k_one, 1, 64, s);
+                launch((const void *)k_one, 14 + t, 64, s);
             CHECK(hipStreamSynchronize(s));
             CHECK(hipStreamDestroy(s));
         });

@@ -1103,11 +1103,16 @@ WITNESS_EXPORT hipError_t hipStreamDestroy(hipStream_t s) {
     fn_t real = REAL(fn_t, "hipStreamDestroy");
     if (!real)
         return hipErrorNotInitialized;
+    /* The destroy's place in the order is taken before the real call: inside it HIP frees the
+     * stream, and another thread may create a stream at the same address and launch on it
+     * before this call returns. Those launches must count as the new stream's (their seq is
+     * after this one); a seq taken after the return would put them in the old stream's. */
+    unsigned long long seq = tick();
     hipError_t st = real(s);
     if (st == hipSuccess && log_file() >= 0) {
         struct line out;
         line_init(&out);
-        line_put(&out, "{\"seq\":%llu,\"event\":\"stream_destroy\",\"stream\":\"0x%llx\"}", tick(),
+        line_put(&out, "{\"seq\":%llu,\"event\":\"stream_destroy\",\"stream\":\"0x%llx\"}", seq,
                  (unsigned long long)(uintptr_t)s);
         line_emit(&out);
     }
