@@ -588,3 +588,45 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
     // a, b, a-as-48 is the same bytes: a, b and big are the distinct blocks.
     assert_eq!(cap.kernarg_blocks.len(), 3);
 }
+
+#[test]
+fn only_dispatched_kernels_get_a_kernel_args_entry_and_each_is_written_once() {
+    // A library registers many kernels and launches few: 2,000 registered
+    // (each with a long signature), one dispatched 100 times.
+    let path = tmp("only-dispatched");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    w.add_code_object(vec![(KO, "_Z5saxpyfPfPKfi.kd".into())]);
+    let mut many = Vec::new();
+    for i in 0..2000u64 {
+        let mut s = saxpy_sources();
+        s.kernel_object = 0x9000_0000 + i * 0x100;
+        s.metadata.symbol = format!("_Z{}unlaunched_kernel_number_{i:04}v.kd", 26 + 4);
+        many.push(s);
+    }
+    w.add_kernel_args(many);
+    w.add_kernel_args(vec![saxpy_sources()]);
+    assert!(w.set_arg_checker(checker()));
+    let mut q = w.register_queue(1, 1, 64, 0);
+    for i in 0..100 {
+        let b = saxpy_block(2.0, 1000, 16);
+        q.push_with_kernarg(
+            &rec(i, dispatch_raw(KO, 64 * 16)),
+            KernargSubmit::Bytes {
+                bytes: &b,
+                segment_size: 40,
+            },
+        );
+    }
+    w.finish(0, 1).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records.len(), 100);
+    assert_eq!(
+        cap.kernel_args.keys().copied().collect::<Vec<_>>(),
+        vec![KO],
+        "only the dispatched kernel's sources are in the capture"
+    );
+    // Decoded from the capture alone, from the first record on.
+    let out = cli(&["inspect", path.to_str().unwrap(), "--format", "jsonl"]);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["args"][0]["value"], 2.0, "{first}");
+}

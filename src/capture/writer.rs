@@ -570,6 +570,8 @@ impl CaptureWriter {
             next_block: 0,
             key: Vec::with_capacity(KERNARG_BOUND + 1),
             last_blob: [None, None],
+            pending_args: HashMap::default(),
+            args_written_for: None,
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -626,9 +628,11 @@ impl CaptureWriter {
     }
 
     /// Stores what decoding needs of loaded kernels (their `.args`,
-    /// demangled signature and DWARF names) in a KernelArgs frame, so the
-    /// capture decodes its kernarg blocks on its own (cold path; call with a
-    /// code object's kernels when it is loaded).
+    /// demangled signature and DWARF names), so the capture decodes its
+    /// kernarg blocks on its own (cold path; call with a code object's
+    /// kernels when it is loaded). Each kernel's entry is written in a
+    /// KernelArgs frame with its first dispatch, before the batch holding it;
+    /// a kernel never dispatched gets none.
     pub fn add_kernel_args(&self, kernels: Vec<KernelArgSources>) {
         if kernels.is_empty() {
             return;
@@ -961,6 +965,13 @@ struct WriterState {
     key: Vec<u8>,
     /// The last blob of each kind met (args, findings) and its id.
     last_blob: [Option<(Vec<u8>, u64)>; 2],
+    /// What decoding needs of each loaded kernel, by kernel object, kept
+    /// until the kernel's first dispatch is encoded: only dispatched kernels
+    /// get a KernelArgs entry (a library loads thousands it never launches).
+    pending_args: HashMap<u64, KernelArgSources, std::hash::BuildHasherDefault<format::IdHasher>>,
+    /// The kernel object of the last dispatch encoded (its sources, if any,
+    /// are written).
+    args_written_for: Option<u64>,
 }
 
 impl WriterState {
@@ -1181,6 +1192,20 @@ impl WriterState {
         use crate::abi::packet_offset as po;
         let kernarg = self.kernarg(rec, kref);
         let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
+            if !self.pending_args.is_empty() {
+                let mut ko = [0u8; 8];
+                ko.copy_from_slice(&rec.raw[po::KERNEL_OBJECT..po::KERNEL_OBJECT + 8]);
+                let ko = u64::from_le_bytes(ko);
+                if self.args_written_for != Some(ko) {
+                    self.args_written_for = Some(ko);
+                    if let Some(k) = self.pending_args.remove(&ko) {
+                        // Before the batch that holds this record (`out`
+                        // takes the batch after this pass's other frames).
+                        let payload = kernarg::encode_kernel_args(std::slice::from_ref(&k));
+                        format::push_frame(&mut self.out, kind::KERNEL_ARGS, &payload);
+                    }
+                }
+            }
             let mut ka = [0u8; 8];
             ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
             let kernarg = u64::from_le_bytes(ka);
@@ -1385,9 +1410,12 @@ impl WriterState {
         for c in controls {
             match c {
                 Control::KernelArgs(ks) => {
-                    for chunk in ks.chunks(64) {
-                        let payload = kernarg::encode_kernel_args(chunk);
-                        format::push_frame(&mut self.out, kind::KERNEL_ARGS, &payload);
+                    // Written with the kernel's first dispatch (`encode`);
+                    // the last-dispatched cache is dropped, as a kernel
+                    // object may be loaded again at the same address.
+                    self.args_written_for = None;
+                    for k in ks {
+                        self.pending_args.insert(k.kernel_object, k);
                     }
                 }
                 Control::Queue(info, arena) => {
