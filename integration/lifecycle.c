@@ -66,9 +66,22 @@ static void expect_not_initialized(const char *when) {
               (unsigned)st);
 }
 
+static hsa_status_t break_at_first(hsa_agent_t agent, void *data) {
+    (void)agent;
+    ++*(unsigned *)data;
+    return HSA_STATUS_INFO_BREAK;
+}
+
 static unsigned count_agents(void) {
     unsigned n = 0;
     SG_CHECK(hsa_iterate_agents(count_agent, &n));
+    /* A callback's break ends the traversal and is what the iteration returns, as ROCr's
+     * iterators return the callback's status: a caller can tell a break from a full pass. */
+    unsigned seen = 0;
+    hsa_status_t st = hsa_iterate_agents(break_at_first, &seen);
+    SG_EXPECT(st == HSA_STATUS_INFO_BREAK && seen == 1,
+              "hsa_iterate_agents with a breaking callback returned 0x%x after %u agents",
+              (unsigned)st, seen);
     return n;
 }
 

@@ -6,12 +6,14 @@ use super::*;
 
 pub(super) type AgentCb = unsafe extern "C" fn(HsaAgent, *mut c_void) -> u32;
 
-/// Run an iteration callback; INFO_BREAK stops with success, an error stops with it.
+/// Run an iteration callback; any status other than SUCCESS stops the
+/// traversal and is returned as it is, HSA_STATUS_INFO_BREAK included (ROCr's
+/// iterators return the callback's status, so a caller can tell a break from
+/// a full traversal).
 pub(super) fn iterate<T>(items: impl IntoIterator<Item = T>, mut call: impl FnMut(T) -> u32) -> R {
     for it in items {
         match call(it) {
             0 => {}
-            1 => return Ok(()), // HSA_STATUS_INFO_BREAK
             e => return Err(HsaStatus(e)),
         }
     }
