@@ -1341,8 +1341,17 @@ fn check_library(library: &str, hip: Hip) {
 // The matrix
 // ---------------------------------------------------------------------------------------------
 
-/// Dispatch counts in the matrix: exact. (Every program of the suite is deterministic in what
-/// it launches for a fresh HOME; should one not be, its count would be given as a range here.)
+/// Rows whose dispatch count is not the same on every machine, with the counts seen. The
+/// matrix gives these counts instead of the run's, and the run's count must be one of them.
+///
+/// rocFFT on HIP 6.4.3: 108 dispatches on every run here (alone, under CPU load, and in the
+/// whole suite), 93 in one CI run of the same commit on a machine of the same kind. The cause
+/// is not found: the CI log kept only the sum over both programs. Should a third count turn up,
+/// the test fails and names it, with each program's count.
+const VARYING_COUNTS: &[(&str, Hip, &[u64])] = &[("rocFFT", Hip::V6_4, &[93, 108])];
+
+/// Dispatch counts in the matrix: exact, but for the rows of [`VARYING_COUNTS`]. Every other
+/// program of the suite launches the same kernels on every run with a fresh HOME.
 fn matrix() -> String {
     let mut rows: Vec<(&'static str, Hip)> = Vec::new();
     for p in programs() {
@@ -1371,6 +1380,23 @@ fn matrix() -> String {
             format!("**fails**: {}", failing.join(", "))
         };
         let dispatches: u64 = outcomes.iter().map(|o| o.dispatches).sum();
+        let count = match VARYING_COUNTS
+            .iter()
+            .find(|(l, h, _)| *l == library && *h == hip)
+        {
+            None => dispatches.to_string(),
+            Some((_, _, seen)) => {
+                assert!(
+                    seen.contains(&dispatches),
+                    "{library} ({}): {dispatches} dispatches, not one of the counts seen before \
+                     ({seen:?}); per program: {}",
+                    hip.version_full(),
+                    per_program(&list, &outcomes)
+                );
+                let seen: Vec<String> = seen.iter().map(u64::to_string).collect();
+                format!("{} (varies by machine)", seen.join(" or "))
+            }
+        };
         let mut notes: Vec<&str> = Vec::new();
         for p in &list {
             for w in &p.workarounds {
@@ -1381,7 +1407,7 @@ fn matrix() -> String {
         }
         let names: Vec<String> = list.iter().map(|p| format!("`{}`", p.id)).collect();
         s.push_str(&format!(
-            "| {library} | {} | {status} | {dispatches} | {} | {} |\n",
+            "| {library} | {} | {status} | {count} | {} | {} |\n",
             hip.version_full(),
             names.join(", "),
             if notes.is_empty() {
@@ -1392,6 +1418,15 @@ fn matrix() -> String {
         ));
     }
     s
+}
+
+/// Each program's dispatch count, for a failure message.
+fn per_program(list: &[&Program], outcomes: &[Arc<Outcome>]) -> String {
+    list.iter()
+        .zip(outcomes)
+        .map(|(p, o)| format!("{} {}", p.id, o.dispatches))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 trait VersionFull {
@@ -1411,6 +1446,16 @@ impl VersionFull for Hip {
 fn the_readme_compatibility_matrix_is_what_the_suite_measured() {
     let table = matrix();
     eprintln!("{table}");
+    // Each program's count, so that a count that differs on another machine names its program.
+    for p in programs() {
+        eprintln!(
+            "{} {} ({}): {} dispatches",
+            p.library,
+            p.id,
+            p.hip.version_full(),
+            outcome(p).dispatches
+        );
+    }
     common::generated_section("README.md", "realworld-matrix", &table);
 }
 
