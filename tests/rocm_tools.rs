@@ -137,22 +137,7 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
                  remove the chroot and {CHROOT_HINT}",
                 root.display()
             );
-            // The shim goes into the chroot, in a directory of this test process; those of
-            // earlier test processes that are gone are removed.
-            if let Ok(entries) = std::fs::read_dir(root.join("softgpu")) {
-                for e in entries.flatten() {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if let Some(pid) = name.strip_prefix("rocm_tools-") {
-                        if !Path::new("/proc").join(pid).exists() {
-                            let _ = std::fs::remove_dir_all(e.path());
-                        }
-                    }
-                }
-            }
-            let inside = format!("softgpu/rocm_tools-{}", std::process::id());
-            let host_dir = root.join(&inside);
-            std::fs::create_dir_all(&host_dir).unwrap();
-            std::fs::copy(shim(), host_dir.join("libsoftgpu_hsa.so")).unwrap();
+            let inside = shim_in_chroot(&root);
             let script = dir.join("env.sh");
             std::fs::write(&script, SID_ENV).unwrap();
             c.arg(&script)
@@ -160,7 +145,7 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
                 .arg(dir.join("ns"))
                 .arg(repo().join("scripts/sid-chroot"))
                 .args(["--run", "--", "env"])
-                .arg(format!("LD_PRELOAD=/{inside}/libsoftgpu_hsa.so"))
+                .arg(format!("LD_PRELOAD=/{inside}"))
                 .args(vars.iter().map(|(k, v)| format!("{k}={v}")))
                 .args(["sh", "-c", cmd]);
         }
@@ -171,6 +156,36 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
         TIMEOUT,
         &format!("`{cmd}` ({rocm:?}) under unshare (util-linux)"),
     )
+}
+
+/// The shim's path inside the chroot: copied once per test process into a directory of its
+/// own (those of earlier test processes that are gone are removed). Once: the tests of this
+/// process run in parallel, and a copy made over the file while another test's rocminfo had it
+/// mapped killed that rocminfo with SIGBUS (a flaky failure). The copy is written under a
+/// temporary name and renamed into place.
+fn shim_in_chroot(root: &Path) -> String {
+    static INSIDE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INSIDE
+        .get_or_init(|| {
+            if let Ok(entries) = std::fs::read_dir(root.join("softgpu")) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if let Some(pid) = name.strip_prefix("rocm_tools-") {
+                        if !Path::new("/proc").join(pid).exists() {
+                            let _ = std::fs::remove_dir_all(e.path());
+                        }
+                    }
+                }
+            }
+            let dir = format!("softgpu/rocm_tools-{}", std::process::id());
+            let host_dir = root.join(&dir);
+            std::fs::create_dir_all(&host_dir).unwrap();
+            let tmp = host_dir.join("libsoftgpu_hsa.so.tmp");
+            std::fs::copy(shim(), &tmp).unwrap();
+            std::fs::rename(&tmp, host_dir.join("libsoftgpu_hsa.so")).unwrap();
+            format!("{dir}/libsoftgpu_hsa.so")
+        })
+        .clone()
 }
 
 /// One agent's section of rocminfo's output: its lines, up to the next agent.
