@@ -43,21 +43,7 @@ fn work() -> &'static (PathBuf, String) {
             "the Debian sid chroot is not ready at {}: {CHROOT_HINT}",
             root.display()
         );
-        let base = root.join("softgpu");
-        std::fs::create_dir_all(&base).unwrap();
-        for entry in std::fs::read_dir(&base).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(pid) = name.strip_prefix("real_code_objects-") {
-                if !Path::new("/proc").join(pid).exists() {
-                    let _ = std::fs::remove_dir_all(entry.path());
-                }
-            }
-        }
-        let dir = format!("softgpu/real_code_objects-{}", std::process::id());
-        let host = root.join(&dir);
-        let _ = std::fs::remove_dir_all(&host);
-        std::fs::create_dir_all(&host).unwrap();
-        (host, format!("/{dir}"))
+        common::process_dir_in_chroot(&root, "real_code_objects")
     })
 }
 

@@ -145,7 +145,7 @@ fn run(rocm: Rocm, tag: &str, targets: &str, cmd: &str) -> Output {
                 .arg(dir.join("ns"))
                 .arg(repo().join("scripts/sid-chroot"))
                 .args(["--run", "--", "env"])
-                .arg(format!("LD_PRELOAD=/{inside}"))
+                .arg(format!("LD_PRELOAD={inside}"))
                 .args(vars.iter().map(|(k, v)| format!("{k}={v}")))
                 .args(["sh", "-c", cmd]);
         }
@@ -167,23 +167,11 @@ fn shim_in_chroot(root: &Path) -> String {
     static INSIDE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     INSIDE
         .get_or_init(|| {
-            if let Ok(entries) = std::fs::read_dir(root.join("softgpu")) {
-                for e in entries.flatten() {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if let Some(pid) = name.strip_prefix("rocm_tools-") {
-                        if !Path::new("/proc").join(pid).exists() {
-                            let _ = std::fs::remove_dir_all(e.path());
-                        }
-                    }
-                }
-            }
-            let dir = format!("softgpu/rocm_tools-{}", std::process::id());
-            let host_dir = root.join(&dir);
-            std::fs::create_dir_all(&host_dir).unwrap();
+            let (host_dir, seen) = common::process_dir_in_chroot(root, "rocm_tools");
             let tmp = host_dir.join("libsoftgpu_hsa.so.tmp");
             std::fs::copy(shim(), &tmp).unwrap();
             std::fs::rename(&tmp, host_dir.join("libsoftgpu_hsa.so")).unwrap();
-            format!("{dir}/libsoftgpu_hsa.so")
+            format!("{seen}/libsoftgpu_hsa.so")
         })
         .clone()
 }

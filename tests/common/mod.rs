@@ -257,6 +257,27 @@ impl Place {
     }
 }
 
+/// This test process's own empty directory in the chroot at `root`, `softgpu/<prefix>-<pid>`,
+/// with the host's and the chroot's path. The directories of earlier test processes of the
+/// same prefix that are gone are removed first.
+pub fn process_dir_in_chroot(root: &Path, prefix: &str) -> (PathBuf, String) {
+    let base = root.join("softgpu");
+    std::fs::create_dir_all(&base).unwrap();
+    for entry in std::fs::read_dir(&base).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix(&format!("{prefix}-")) {
+            if !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let dir = format!("softgpu/{prefix}-{}", std::process::id());
+    let host = root.join(&dir);
+    let _ = std::fs::remove_dir_all(&host);
+    std::fs::create_dir_all(&host).unwrap();
+    (host, format!("/{dir}"))
+}
+
 /// How a run under a deadline ended.
 #[derive(Debug)]
 pub struct Ended {
