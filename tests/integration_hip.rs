@@ -123,23 +123,11 @@ fn chroot() -> &'static Chroot {
             root.display(),
             stamp.trim()
         );
-        // Directories left by earlier test processes that are gone.
-        let base = root.join("softgpu");
-        std::fs::create_dir_all(&base).unwrap();
-        for entry in std::fs::read_dir(&base).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(pid) = name.strip_prefix("integration_hip-") {
-                if !Path::new("/proc").join(pid).exists() {
-                    let _ = std::fs::remove_dir_all(entry.path());
-                }
-            }
-        }
-        let dir = format!("softgpu/integration_hip-{}", std::process::id());
+        let dir = common::process_dir_in_chroot(&root, "integration_hip");
         let work = Place {
-            host: root.join(&dir),
-            seen: format!("/{dir}"),
+            host: dir.host,
+            seen: dir.seen,
         };
-        let _ = std::fs::remove_dir_all(&work.host);
         std::fs::create_dir_all(work.host.join("src")).unwrap();
         for entry in std::fs::read_dir(repo().join("integration/hip")).unwrap() {
             let path = entry.unwrap().path();

@@ -114,21 +114,10 @@ fn work(hip: Hip) -> &'static Place {
                     root.display(),
                     stamp.trim()
                 );
-                let base = root.join("softgpu");
-                std::fs::create_dir_all(&base).unwrap();
-                // Directories of earlier test processes that are gone.
-                for entry in std::fs::read_dir(&base).unwrap().flatten() {
-                    let name = entry.file_name().to_string_lossy().into_owned();
-                    if let Some(pid) = name.strip_prefix("isa_hip_acceptance-") {
-                        if !Path::new("/proc").join(pid).exists() {
-                            let _ = std::fs::remove_dir_all(entry.path());
-                        }
-                    }
-                }
-                let dir = format!("softgpu/isa_hip_acceptance-{}", std::process::id());
+                let dir = common::process_dir_in_chroot(&root, "isa_hip_acceptance");
                 Place {
-                    host: root.join(&dir),
-                    seen: format!("/{dir}"),
+                    host: dir.host,
+                    seen: dir.seen,
                 }
             }
         };

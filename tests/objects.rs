@@ -10,6 +10,8 @@
 //! A missing compiler or chroot is a failure, not a skip: `scripts/test` runs
 //! `scripts/setup` (hipcc, clang-15, llvm-15) and `scripts/sid-chroot` first.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -131,30 +133,15 @@ fn hipcc(name: &str, sources: &[(&str, &str)], args: &[&str]) -> Built {
 fn chroot_dir() -> &'static (PathBuf, String) {
     static DIR: OnceLock<(PathBuf, String)> = OnceLock::new();
     DIR.get_or_init(|| {
-        let root = std::env::var_os("SOFTGPU_SID_CHROOT")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"));
+        let root = common::sid_root();
         let ready = root.join(".softgpu-ready");
         assert!(
             ready.exists(),
             "the Debian sid chroot with HIP 6.4 is not ready ({} is missing): {CHROOT_HINT}",
             ready.display()
         );
-        let base = root.join("softgpu");
-        std::fs::create_dir_all(&base).unwrap();
-        // Directories of earlier test processes that are gone.
-        for entry in std::fs::read_dir(&base).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(pid) = name.strip_prefix("objects-") {
-                if !Path::new("/proc").join(pid).exists() {
-                    let _ = std::fs::remove_dir_all(entry.path());
-                }
-            }
-        }
-        let dir = format!("softgpu/objects-{}", std::process::id());
-        let host = root.join(&dir);
-        std::fs::create_dir_all(&host).unwrap();
-        (host, format!("/{dir}"))
+        let dir = common::process_dir_in_chroot(&root, "objects");
+        (dir.host, dir.seen)
     })
 }
 

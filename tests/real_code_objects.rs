@@ -43,7 +43,8 @@ fn work() -> &'static (PathBuf, String) {
             "the Debian sid chroot is not ready at {}: {CHROOT_HINT}",
             root.display()
         );
-        common::process_dir_in_chroot(&root, "real_code_objects")
+        let place = common::process_dir_in_chroot(&root, "real_code_objects");
+        (place.host, place.seen)
     })
 }
 

@@ -115,23 +115,7 @@ fn chroot_site() -> Site {
             root.join(marker).display()
         );
     }
-    // Directories left by earlier test processes that are gone.
-    let top = root.join("softgpu");
-    std::fs::create_dir_all(&top).unwrap();
-    for entry in std::fs::read_dir(&top).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = name.strip_prefix("realworld-") {
-            if !Path::new("/proc").join(pid).exists() {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    let dir = format!("softgpu/realworld-{}", std::process::id());
-    let base = Place {
-        host: root.join(&dir),
-        seen: format!("/{dir}"),
-    };
-    let _ = std::fs::remove_dir_all(&base.host);
+    let base = common::process_dir_in_chroot(&root, "realworld");
     let src = base.join("src");
     for sub in ["realworld", "witness"] {
         let to = src.host.join(sub);

@@ -167,11 +167,11 @@ fn shim_in_chroot(root: &Path) -> String {
     static INSIDE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     INSIDE
         .get_or_init(|| {
-            let (host_dir, seen) = common::process_dir_in_chroot(root, "rocm_tools");
-            let tmp = host_dir.join("libsoftgpu_hsa.so.tmp");
+            let dir = common::process_dir_in_chroot(root, "rocm_tools");
+            let tmp = dir.host.join("libsoftgpu_hsa.so.tmp");
             std::fs::copy(shim(), &tmp).unwrap();
-            std::fs::rename(&tmp, host_dir.join("libsoftgpu_hsa.so")).unwrap();
-            format!("{seen}/libsoftgpu_hsa.so")
+            std::fs::rename(&tmp, dir.host.join("libsoftgpu_hsa.so")).unwrap();
+            dir.join("libsoftgpu_hsa.so").seen
         })
         .clone()
 }

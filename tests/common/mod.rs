@@ -258,9 +258,9 @@ impl Place {
 }
 
 /// This test process's own empty directory in the chroot at `root`, `softgpu/<prefix>-<pid>`,
-/// with the host's and the chroot's path. The directories of earlier test processes of the
-/// same prefix that are gone are removed first.
-pub fn process_dir_in_chroot(root: &Path, prefix: &str) -> (PathBuf, String) {
+/// as the host and the chroot see it. The directories of earlier test processes of the same
+/// prefix that are gone are removed first.
+pub fn process_dir_in_chroot(root: &Path, prefix: &str) -> Place {
     let base = root.join("softgpu");
     std::fs::create_dir_all(&base).unwrap();
     for entry in std::fs::read_dir(&base).unwrap().flatten() {
@@ -275,7 +275,10 @@ pub fn process_dir_in_chroot(root: &Path, prefix: &str) -> (PathBuf, String) {
     let host = root.join(&dir);
     let _ = std::fs::remove_dir_all(&host);
     std::fs::create_dir_all(&host).unwrap();
-    (host, format!("/{dir}"))
+    Place {
+        host,
+        seen: format!("/{dir}"),
+    }
 }
 
 /// How a run under a deadline ended.
