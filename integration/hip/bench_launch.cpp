@@ -11,15 +11,20 @@
 //                                   sg: cpu_ns_per_launch= (CPU time of the whole process, every
 //                                   thread, the shim's writer included, from the start signal to
 //                                   the last join, over the launches): a figure less sensitive to
-//                                   the machine's other load than the rate.
+//                                   the machine's other load than the rate; and
+//                                   sg: writer_cpu_ns_per_launch= (the part of it spent on the
+//                                   shim's capture writer thread, `softgpu-capture`).
 //   bench_launch --startup          times HIP's start-up phases: hipInit, hipFree(0) (device and
 //                                   context), the first stream and launch + sync (queue creation,
 //                                   and HIP's blit kernels compiled through comgr).
 #include "sg_hip.h"
 
+#include <dirent.h>
 #include <sys/resource.h>
 
 #include <atomic>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -70,6 +75,26 @@ int main(int argc, char **argv) {
         return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     };
+    // CPU time of the shim's capture writer thread (named softgpu-capture), in ns; 0 when there
+    // is none (capture off).
+    auto writer_ns = [] {
+        double ns = 0;
+        DIR *d = opendir("/proc/self/task");
+        if (!d) return ns;
+        while (struct dirent *e = readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::string base = std::string("/proc/self/task/") + e->d_name;
+            std::ifstream comm(base + "/comm");
+            std::string name;
+            std::getline(comm, name);
+            if (name != "softgpu-capture") continue;
+            std::ifstream st(base + "/schedstat");
+            double run = 0;
+            if (st >> run) ns += run;
+        }
+        closedir(d);
+        return ns;
+    };
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::vector<double> start(threads), end(threads);
@@ -93,9 +118,11 @@ int main(int argc, char **argv) {
     }
     while (ready.load() < threads) std::this_thread::yield();
     const double cpu0 = cpu_s();
+    const double writer0 = writer_ns();
     go.store(true);
     for (auto &th : pool) th.join();
     const double cpu1 = cpu_s();
+    const double writer1 = writer_ns();
     SG_HIP(hipFree(buf));
     double first = start[0], last = end[0];
     for (int t = 1; t < threads; t++) {
@@ -108,5 +135,6 @@ int main(int argc, char **argv) {
     sg_fact("seconds", "%.6f", last - first);
     sg_fact("launches_per_s", "%.0f", total / (last - first));
     sg_fact("cpu_ns_per_launch", "%.1f", (cpu1 - cpu0) * 1e9 / total);
+    sg_fact("writer_cpu_ns_per_launch", "%.1f", (writer1 - writer0) / total);
     return 0;
 }

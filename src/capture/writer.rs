@@ -66,6 +66,11 @@ const MAX_STRING: usize = 4096;
 const CODE_OBJECT_CHUNK: usize = 4 << 20;
 /// Most records the writer encodes into one PacketBatch frame.
 const PASS_RECORDS: u64 = 8192;
+/// A pass that encoded at least this many records is followed by another at
+/// once (a burst is going on); after a smaller one the writer sleeps for its
+/// poll interval, so that records gather and a pass's fixed cost (locks, one
+/// write) is spread over many.
+const BUSY_PASS: u64 = 256;
 
 /// Writer tuning. [`WriterOptions::default`] is what the runtime should use.
 #[derive(Clone, Debug)]
@@ -985,17 +990,19 @@ impl WriterState {
             self.set_error(e);
         }
         super::create::sync_dir_of(&self.shared.path);
-        // Passes in a row that found nothing: after a busy pass the writer
-        // yields a few times before it sleeps, so a burst that is still
-        // going on finds it awake.
-        let mut idle: u32 = 0;
+        // A pass costs a few locks and a write(2) whatever it encodes, so the
+        // writer lets records gather: after a pass of fewer than BUSY_PASS
+        // records it sleeps for the poll interval, and only a pass that found
+        // a burst runs again at once. Nothing waits on it meanwhile: the
+        // records are in the live ring (which a reader recovers), producers
+        // wake it when the ring or an arena passes half full, and every
+        // request (flush, finish, shutdown) wakes it too.
         loop {
             let stopping = self.shared.shutdown.load(Ordering::Acquire);
             let n = self.pass();
             self.endings();
             if n > 0 {
                 self.shared.notify();
-                idle = 0;
             }
             if stopping && n == 0 {
                 self.take_controls();
@@ -1003,13 +1010,8 @@ impl WriterState {
                 self.write_out();
                 return;
             }
-            if n == 0 {
-                idle = idle.saturating_add(1);
-                if idle < 32 {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::park_timeout(self.options.poll_interval);
-                }
+            if n < BUSY_PASS && !stopping {
+                std::thread::park_timeout(self.options.poll_interval);
             }
         }
     }
