@@ -590,6 +590,73 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
 }
 
 #[test]
+fn with_a_generation_the_checker_is_called_again_only_when_the_kernel_agent_block_or_generation_changes()
+ {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let path = tmp("generation");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    // Each call's one finding carries the call's number as its address, so a
+    // record shows which check it got.
+    assert!(w.set_arg_checker(Box::new(move |_| {
+        vec![ArgFinding {
+            index: 0,
+            address: c.fetch_add(1, Ordering::SeqCst),
+            finding: PointerFinding::Unknown,
+        }]
+    })));
+    let generation = Arc::new(AtomicU64::new(0));
+    let g = generation.clone();
+    assert!(w.set_arg_generation(Box::new(move || g.load(Ordering::SeqCst))));
+    assert!(!w.set_arg_generation(Box::new(|| 0)), "set once");
+    let a = saxpy_block(2.0, 1000, 16);
+    let b = saxpy_block(3.0, 1000, 16);
+    let mut q = w.register_queue(1, 1, 64, 0);
+    // (block, kernel object, generation before the push, the check expected)
+    let plan: Vec<(&[u8], u64, u64, u64)> = vec![
+        (&a, KO, 0, 0),
+        (&a, KO, 0, 0),
+        (&a, KO, 0, 0),
+        (&a, KO, 1, 1), // an allocation or free happened
+        (&a, KO, 1, 1),
+        (&b, KO, 1, 2),        // another block
+        (&a, KO, 1, 3),        // back to the first: the last check was b's
+        (&a, KO + 0x40, 1, 4), // another kernel
+        (&a, KO + 0x40, 1, 4),
+    ];
+    for (i, (block, ko, gen_before, _)) in plan.iter().enumerate() {
+        // The writer reads the generation when it encodes: wait until it has
+        // encoded what came before, then move it.
+        w.flush().unwrap();
+        generation.store(*gen_before, Ordering::SeqCst);
+        q.push_with_kernarg(
+            &rec(i as u64, dispatch_raw(*ko, 64)),
+            KernargSubmit::Bytes {
+                bytes: block,
+                segment_size: 40,
+            },
+        );
+    }
+    w.finish(0, 1).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), plan.len());
+    for (n, (r, (block, _, _, check))) in cap.records.iter().zip(&plan).enumerate() {
+        assert_eq!(cap.kernarg_bytes(r).unwrap(), *block, "record {n}");
+        let f = cap.arg_findings(r);
+        assert_eq!(f.len(), 1, "record {n}: every record keeps its findings");
+        assert_eq!(f[0].address, *check, "record {n}");
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        5,
+        "five checks for nine dispatches"
+    );
+}
+
+#[test]
 fn only_dispatched_kernels_get_a_kernel_args_entry_and_each_is_written_once() {
     // A library registers many kernels and launches few: 2,000 registered
     // (each with a long signature), one dispatched 100 times.

@@ -116,6 +116,24 @@ pub struct ArgCheckInput<'a> {
 pub type ArgCheck =
     Box<dyn Fn(&ArgCheckInput<'_>) -> Vec<crate::kernargs::ArgFinding> + Send + Sync>;
 
+/// A number that moves whenever what the pointer checker sees changes (an
+/// allocation, a free, an access grant): while it and a dispatch's kernel,
+/// agent and block are those of the last check, the writer reuses that
+/// check's findings instead of calling the checker (see
+/// [`CaptureWriter::set_arg_checker`]).
+pub type ArgGeneration = Box<dyn Fn() -> u64 + Send + Sync>;
+
+/// The last pointer check the writer made: kernel object, agent, block id,
+/// the checker's generation before the check, and the findings blob it gave.
+#[derive(Clone, Copy, PartialEq)]
+struct LastCheck {
+    kernel_object: u64,
+    agent: Option<u32>,
+    block: u64,
+    generation: u64,
+    findings: Option<u64>,
+}
+
 /// Most bytes of distinct blocks the writer remembers for deduplication; past
 /// it, it forgets them all and starts again (a block is then stored again:
 /// never wrong, only larger).
@@ -183,6 +201,8 @@ struct Shared {
     closed_arenas: AtomicU64,
     /// The runtime's pointer checker, called on the writer thread.
     arg_check: OnceLock<ArgCheck>,
+    /// The checker's generation, when it has one.
+    arg_generation: OnceLock<ArgGeneration>,
 }
 
 impl Shared {
@@ -546,6 +566,7 @@ impl CaptureWriter {
             next_arena: AtomicU32::new(0),
             closed_arenas: AtomicU64::new(0),
             arg_check: OnceLock::new(),
+            arg_generation: OnceLock::new(),
         });
         let state = WriterState {
             shared: shared.clone(),
@@ -577,6 +598,7 @@ impl CaptureWriter {
             last_blob: [None, None],
             pending_args: HashMap::default(),
             args_written_for: None,
+            last_check: None,
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -652,6 +674,15 @@ impl CaptureWriter {
     /// memory, so a record pushed before a free is checked before it.
     pub fn set_arg_checker(&self, check: ArgCheck) -> bool {
         self.shared.arg_check.set(check).is_ok()
+    }
+
+    /// Gives the pointer checker's generation (see [`ArgGeneration`]): with
+    /// it, a dispatch with the kernel, agent and block of the one checked
+    /// before, and no change of the generation since, gets that check's
+    /// findings without a call to the checker (a launch loop's case). Once;
+    /// false if already set.
+    pub fn set_arg_generation(&self, generation: ArgGeneration) -> bool {
+        self.shared.arg_generation.set(generation).is_ok()
     }
 
     /// Stores one code object's symbol table, `(kernel_object, symbol name)`
@@ -977,6 +1008,8 @@ struct WriterState {
     /// The kernel object of the last dispatch encoded (its sources, if any,
     /// are written).
     args_written_for: Option<u64>,
+    /// The last pointer check, reused while nothing it depends on moved.
+    last_check: Option<LastCheck>,
 }
 
 impl WriterState {
@@ -1161,17 +1194,47 @@ impl WriterState {
                 if let Some(check) = self.shared.arg_check.get() {
                     let mut ko = [0u8; 8];
                     ko.copy_from_slice(&rec.raw[po::KERNEL_OBJECT..po::KERNEL_OBJECT + 8]);
-                    let input = ArgCheckInput {
-                        queue_id: rec.queue_id,
-                        agent_index: self.queue_agents.get(&rec.queue_id).copied(),
-                        kernel_object: u64::from_le_bytes(ko),
-                        block: &l.bytes,
-                    };
-                    let found =
-                        catch_unwind(AssertUnwindSafe(|| check(&input))).unwrap_or_default();
-                    if !found.is_empty() {
-                        let blob = kernarg::encode_findings(&found);
-                        findings = Some(self.intern(kernarg::blob::FINDINGS, &blob));
+                    let kernel_object = u64::from_le_bytes(ko);
+                    let agent = self.queue_agents.get(&rec.queue_id).copied();
+                    // Read before the check: a change during it moves the
+                    // generation, and the next dispatch is checked again.
+                    let generation = self
+                        .shared
+                        .arg_generation
+                        .get()
+                        .and_then(|g| catch_unwind(AssertUnwindSafe(g)).ok());
+                    let reuse = generation.and_then(|generation| {
+                        self.last_check
+                            .filter(|c| {
+                                c.kernel_object == kernel_object
+                                    && c.agent == agent
+                                    && c.block == l.block
+                                    && c.generation == generation
+                            })
+                            .map(|c| c.findings)
+                    });
+                    if let Some(f) = reuse {
+                        findings = f;
+                    } else {
+                        let input = ArgCheckInput {
+                            queue_id: rec.queue_id,
+                            agent_index: agent,
+                            kernel_object,
+                            block: &l.bytes,
+                        };
+                        let found =
+                            catch_unwind(AssertUnwindSafe(|| check(&input))).unwrap_or_default();
+                        if !found.is_empty() {
+                            let blob = kernarg::encode_findings(&found);
+                            findings = Some(self.intern(kernarg::blob::FINDINGS, &blob));
+                        }
+                        self.last_check = generation.map(|generation| LastCheck {
+                            kernel_object,
+                            agent,
+                            block: l.block,
+                            generation,
+                            findings,
+                        });
                     }
                 }
                 let k = RecordKernarg::Block {

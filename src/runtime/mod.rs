@@ -334,6 +334,13 @@ fn build() -> Result<Runtime, HsaStatus> {
                     ));
                     found
                 }));
+                // The same number the checker's own memo compares: the writer
+                // skips the call while it and the dispatch's kernel, agent and
+                // block are unchanged.
+                w.set_arg_generation(Box::new(move || match below {
+                    Some(b) => b.allocation_events(),
+                    None => memory::events(),
+                }));
                 Some(w)
             }
             Err(e) => {
