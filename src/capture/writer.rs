@@ -285,6 +285,11 @@ pub struct QueueProducer {
     arena: Arc<Arena>,
     arena_pos: u64,
     arena_consumed: u64,
+    /// The ring's and the arena's `consumed` when this producer last woke
+    /// the writer for them: it wakes it once per value (a wake is a system
+    /// call, and the writer moves `consumed` only when a pass ends).
+    ring_nudged_at: u64,
+    arena_nudged_at: u64,
     /// The bytes and segment size of this queue's previous copied entry
     /// (private to the producer): a block equal to it is not copied again,
     /// the record says "repeat" (a launch loop passes the same arguments).
@@ -382,7 +387,8 @@ impl QueueProducer {
         loop {
             self.arena_consumed = self.arena.consumed();
             let fill = end - self.arena_consumed;
-            if fill > cap / 2 && spins == 0 {
+            if fill > cap / 2 && spins == 0 && self.arena_nudged_at != self.arena_consumed {
+                self.arena_nudged_at = self.arena_consumed;
                 self.shared.nudge();
             }
             if fill <= cap {
@@ -416,7 +422,8 @@ impl QueueProducer {
     fn make_room(&mut self, seq: u64) -> bool {
         self.cached_consumed = self.ring.consumed();
         let fill = seq.saturating_sub(self.cached_consumed);
-        if fill >= self.nudge_at {
+        if fill >= self.nudge_at && self.ring_nudged_at != self.cached_consumed {
+            self.ring_nudged_at = self.cached_consumed;
             self.shared.nudge();
         }
         if fill < self.capacity {
@@ -649,6 +656,8 @@ impl CaptureWriter {
             arena,
             arena_pos: 0,
             arena_consumed: 0,
+            ring_nudged_at: u64::MAX,
+            arena_nudged_at: u64::MAX,
             last_block: Box::new([0; KERNARG_BOUND]),
             last_block_key: None,
         }
