@@ -584,7 +584,7 @@ impl CaptureWriter {
             queues: 0,
             code_objects: 0,
             queue_ids: HashSet::new(),
-            queue_agents: HashMap::new(),
+            queue_agents: HashMap::default(),
             known_queue: None,
             next: 0,
             stream_end: laid.stream_start,
@@ -977,7 +977,7 @@ struct WriterState {
     queue_ids: HashSet<u64>,
     /// Every queue id registered, with its agent index (for the pointer
     /// checker; kept after the queue ends, as its records may follow).
-    queue_agents: HashMap<u64, u32>,
+    queue_agents: HashMap<u64, u32, std::hash::BuildHasherDefault<format::IdHasher>>,
     /// The queue of the last record encoded, known to have its Queue frame
     /// (saves a set lookup per record in a run of one queue's records).
     known_queue: Option<u64>,
