@@ -254,11 +254,26 @@ fn build() -> Result<Runtime, HsaStatus> {
             mode: mode.as_str().into(),
             agents,
         };
-        let classify = Box::new(|addr: u64| {
-            if memory::owns(addr) {
-                KernargClass::Softgpu
-            } else {
-                KernargClass::ForeignOpaque
+        // The allocation the last kernarg address was found in, with the
+        // allocation-event number read before the lookup: a launch loop's
+        // kernarg addresses advance through one pool allocation, so most
+        // records need no table lookup. A free moves the number (after it
+        // removes the allocation), so a freed range is never reused here.
+        let last_owner: std::sync::Mutex<Option<(u64, u64, u64)>> = std::sync::Mutex::new(None);
+        let classify = Box::new(move |addr: u64| {
+            let events = memory::events();
+            let mut last = last_owner.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((ev, base, end)) = *last {
+                if ev == events && (base..end).contains(&addr) {
+                    return KernargClass::Softgpu;
+                }
+            }
+            match memory::find(addr) {
+                Some((base, size)) => {
+                    *last = Some((events, base, base.saturating_add(size.max(1))));
+                    KernargClass::Softgpu
+                }
+                None => KernargClass::ForeignOpaque,
             }
         });
         match CaptureWriter::create(path, header, classify) {
