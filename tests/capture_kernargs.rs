@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
 use softgpu_hsa::capture::{
@@ -151,6 +153,21 @@ fn checker() -> softgpu_hsa::capture::ArgCheck {
             },
         ]
     })
+}
+
+/// A checker that counts its calls: each call's one finding carries the
+/// call's number as its address, so a record shows which check it got.
+fn counting_checker() -> (softgpu_hsa::capture::ArgCheck, Arc<AtomicU64>) {
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    let check: softgpu_hsa::capture::ArgCheck = Box::new(move |_| {
+        vec![ArgFinding {
+            index: 0,
+            address: c.fetch_add(1, Ordering::SeqCst),
+            finding: PointerFinding::Unknown,
+        }]
+    });
+    (check, calls)
 }
 
 /// A capture of `n` saxpy dispatches (args from `block(i)`), with or
@@ -495,21 +512,12 @@ fn diff_level_args_compares_values_exactly_and_pointers_by_allocation_never_by_a
 #[test]
 fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_every_records_own_bytes_size_and_findings()
  {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
     let path = tmp("repeats");
     let w = CaptureWriter::create(&path, header(), classify()).unwrap();
-    // The checker runs once per record, repeats included: each call's one
-    // finding carries the call's number as its address.
-    let calls = Arc::new(AtomicU64::new(0));
-    let c = calls.clone();
-    assert!(w.set_arg_checker(Box::new(move |_| {
-        vec![ArgFinding {
-            index: 0,
-            address: c.fetch_add(1, Ordering::SeqCst),
-            finding: PointerFinding::Unknown,
-        }]
-    })));
+    // The checker runs once per record, repeats included (no generation is
+    // given, so no check is reused).
+    let (check, calls) = counting_checker();
+    assert!(w.set_arg_checker(check));
     let a = saxpy_block(2.0, 1000, 16);
     let b = saxpy_block(3.0, 1000, 16);
     let big = vec![0xCDu8; 5000];
@@ -592,21 +600,10 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
 #[test]
 fn with_a_generation_the_checker_is_called_again_only_when_the_kernel_agent_block_or_generation_changes()
  {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
     let path = tmp("generation");
     let w = CaptureWriter::create(&path, header(), classify()).unwrap();
-    let calls = Arc::new(AtomicU64::new(0));
-    let c = calls.clone();
-    // Each call's one finding carries the call's number as its address, so a
-    // record shows which check it got.
-    assert!(w.set_arg_checker(Box::new(move |_| {
-        vec![ArgFinding {
-            index: 0,
-            address: c.fetch_add(1, Ordering::SeqCst),
-            finding: PointerFinding::Unknown,
-        }]
-    })));
+    let (check, calls) = counting_checker();
+    assert!(w.set_arg_checker(check));
     let generation = Arc::new(AtomicU64::new(0));
     let g = generation.clone();
     assert!(w.set_arg_generation(Box::new(move || g.load(Ordering::SeqCst))));

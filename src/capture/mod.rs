@@ -37,8 +37,8 @@ mod writer;
 pub use kernarg::{KERNARG_BOUND, KernargSubmit, KernelArgSources, RecordKernarg, Unreadable};
 pub use reader::{CaptureError, CaptureErrorKind, read_bytes, read_file};
 pub use writer::{
-    ArgCheck, ArgCheckInput, CaptureWriter, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY,
-    QueueProducer, WriterOptions, on_termination_signal,
+    ArgCheck, ArgCheckInput, ArgGeneration, CaptureWriter, DEFAULT_RING_CAPACITY,
+    MAX_RING_CAPACITY, QueueProducer, WriterOptions, on_termination_signal,
 };
 
 use std::path::PathBuf;

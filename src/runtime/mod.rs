@@ -282,38 +282,14 @@ fn build() -> Result<Runtime, HsaStatus> {
                 // against this runtime's allocations (on the writer thread;
                 // frees drain the writer first, so a record is checked
                 // against the allocations as they were at its dispatch).
-                // The last check is reused while the kernel, the agent, the
-                // block and the allocation table (no allocation, free, grant,
-                // lock or unlock since) are the same. The dispatching agent is
-                // the queue's; access is checked for it (pointer_no_access).
-                type Last = (
-                    u64,
-                    Option<u32>,
-                    u64,
-                    Vec<u8>,
-                    Vec<crate::kernargs::ArgFinding>,
-                );
-                let last: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
+                // The dispatching agent is the queue's; access is checked
+                // for it (pointer_no_access).
                 // Intercept and observe: the allocations that passed through
                 // the shim to the real runtime (frees drain the writer there
                 // too, before they are passed on).
                 let below = real::below().filter(|_| mode != Mode::Virtual);
                 w.set_arg_checker(Box::new(move |input| {
-                    let events = match below {
-                        Some(b) => b.allocation_events(),
-                        None => memory::events(),
-                    };
-                    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Some((ko, agent, ev, block, found)) = last.as_ref() {
-                        if *ko == input.kernel_object
-                            && *agent == input.agent_index
-                            && *ev == events
-                            && block == input.block
-                        {
-                            return found.clone();
-                        }
-                    }
-                    let found = match executables::arg_sources(input.kernel_object) {
+                    match executables::arg_sources(input.kernel_object) {
                         Some(k)
                             if k.metadata
                                 .args
@@ -339,19 +315,12 @@ fn build() -> Result<Runtime, HsaStatus> {
                             }
                         }
                         _ => Vec::new(),
-                    };
-                    *last = Some((
-                        input.kernel_object,
-                        input.agent_index,
-                        events,
-                        input.block.to_vec(),
-                        found.clone(),
-                    ));
-                    found
+                    }
                 }));
-                // The same number the checker's own memo compares: the writer
-                // skips the call while it and the dispatch's kernel, agent and
-                // block are unchanged.
+                // The allocation table's event number (it moves with every
+                // allocation, free, grant, lock or unlock): the writer reuses
+                // the last check's findings while it and the dispatch's
+                // kernel, agent and block are unchanged, without a call.
                 w.set_arg_generation(Box::new(move || match below {
                     Some(b) => b.allocation_events(),
                     None => memory::events(),
