@@ -70,9 +70,20 @@ fn a_child_past_its_deadline_is_killed_with_its_process_group_and_reported() {
         wait_within(&mut child, Duration::from_millis(200), Kill::Group),
         None
     );
-    // The grandchild is gone (reaped by init, or a zombie at most).
-    let state = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
-    let gone = state.is_empty() || state.split(' ').nth(2) == Some("Z");
+    // The grandchild is gone (reaped by init, or a zombie at most). A SIGKILL
+    // is delivered at once but acted on when the process next runs, so on a
+    // loaded machine it can still be seen running ("R") for a moment: wait
+    // for it to die, for up to 10 s, rather than read its state once.
+    let read_state =
+        || std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+    let is_gone = |state: &str| state.is_empty() || state.split(' ').nth(2) == Some("Z");
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let mut state = read_state();
+    while !is_gone(&state) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+        state = read_state();
+    }
+    let gone = is_gone(&state);
     assert!(
         gone,
         "the grandchild {grandchild} outlived its group's kill: {state}"
