@@ -653,6 +653,69 @@ fn with_a_generation_the_checker_is_called_again_only_when_the_kernel_agent_bloc
     );
 }
 
+/// A launch loop whose records the writer encodes in one pass (its fast
+/// path appends a record that merely follows the last one), while the
+/// generation moves in the middle of that pass: the records before the move
+/// keep the first check's findings, those after it get a new check.
+#[test]
+fn a_generation_moved_in_the_middle_of_a_launch_loop_gets_the_records_after_it_a_new_check() {
+    let path = tmp("generation-mid-pass");
+    let generation = Arc::new(AtomicU64::new(0));
+    // The classifier runs on the writer thread, once per record, as it
+    // encodes: it moves the generation when it meets record 300's kernarg
+    // address (as a free on another thread could, while the writer runs).
+    let moved_at = KERNARG + 300 * 0x40;
+    let g = generation.clone();
+    let w = CaptureWriter::create(
+        &path,
+        header(),
+        Box::new(move |addr| {
+            if addr == moved_at {
+                g.store(1, Ordering::SeqCst);
+            }
+            KernargClass::Softgpu
+        }),
+    )
+    .unwrap();
+    let (check, calls) = counting_checker();
+    assert!(w.set_arg_checker(check));
+    let g = generation.clone();
+    assert!(w.set_arg_generation(Box::new(move || g.load(Ordering::SeqCst))));
+    let a = saxpy_block(2.0, 1000, 16);
+    let mut q = w.register_queue(1, 1, 4096, 0);
+    for i in 0..600u64 {
+        let mut raw = dispatch_raw(KO, 64);
+        raw[40..48].copy_from_slice(&(KERNARG + i * 0x40).to_le_bytes());
+        q.push_with_kernarg(
+            &rec(i, raw),
+            KernargSubmit::Bytes {
+                bytes: &a,
+                segment_size: 40,
+            },
+        );
+    }
+    w.finish(0, 1).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), 600);
+    for (n, r) in cap.records.iter().enumerate() {
+        assert_eq!(cap.kernarg_bytes(r).unwrap(), a, "record {n}");
+        let f = cap.arg_findings(r);
+        assert_eq!(f.len(), 1, "record {n}");
+        // Record 300 itself may be encoded either side of the move.
+        match n {
+            0..300 => assert_eq!(f[0].address, 0, "record {n}: the first check"),
+            300 => assert!(f[0].address <= 1, "record {n}"),
+            _ => assert_eq!(f[0].address, 1, "record {n}: checked again after the move"),
+        }
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        2,
+        "two checks for 600 dispatches"
+    );
+}
+
 #[test]
 fn only_dispatched_kernels_get_a_kernel_args_entry_and_each_is_written_once() {
     // A library registers many kernels and launches few: 2,000 registered

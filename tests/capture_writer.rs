@@ -231,6 +231,107 @@ fn classify_runs_only_for_dispatches_with_a_kernarg_address() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A launch loop as HIP makes one: one queue, one kernel and grid, the
+/// kernarg address advancing, only the times and the index moving
+/// otherwise. The writer appends such records without a full encoding (its
+/// fast path); what is read back must still be every record as pushed, with
+/// its own kernarg class, whatever changes in between.
+#[test]
+fn a_launch_loop_reads_back_record_for_record_with_each_kernarg_class_and_one_classify_each() {
+    let path = tmp("launch_loop");
+    let calls = Arc::new(AtomicU64::new(0));
+    let c2 = calls.clone();
+    let inner = classify();
+    let w = CaptureWriter::create(
+        &path,
+        header(),
+        Box::new(move |a| {
+            c2.fetch_add(1, Ordering::Relaxed);
+            inner(a)
+        }),
+    )
+    .unwrap();
+    let mut q = w.register_queue(1, 1, 4096, 0);
+    let mut q2 = w.register_queue(2, 1, 4096, 0);
+    let mut pushed = Vec::new();
+    let mut dispatches_with_address = 0;
+    let mut index2 = 0;
+    for i in 0..3000u64 {
+        // Kernarg addresses cross the class boundary and come back; one
+        // stretch has none; times move irregularly.
+        let addr = match i {
+            0..=999 => SOFTGPU_BASE + 0x100_0000 - 500 * 0x40 + i * 0x40,
+            1000..=1099 => 0,
+            _ => SOFTGPU_BASE + (i % 700) * 0x40 - 0x40 * 300,
+        };
+        let mut raw = dispatch_raw(0, addr);
+        let status = if i % 997 == 5 {
+            Status::Rejected
+        } else {
+            Status::Validated
+        };
+        let reasons = if status == Status::Rejected {
+            1 << 3
+        } else {
+            0
+        };
+        if i == 1500 {
+            raw = barrier_raw(3);
+        }
+        if i == 2000 {
+            raw[56..64].copy_from_slice(&0x7777u64.to_le_bytes()); // a completion signal
+        }
+        let mut r = rec(1, i, raw, status, reasons);
+        r.observed_ns = 1_000_000 + i * 900 + (i % 7) * 13;
+        r.done_ns = r.observed_ns + (i % 5) * 40;
+        if i % 401 == 400 {
+            r.packet_index += 5; // packets the program skipped
+        }
+        if raw[0] == 2 && addr != 0 {
+            dispatches_with_address += 1;
+        }
+        q.push(&r);
+        pushed.push(r);
+        if i % 1234 == 1233 {
+            // Another queue in between.
+            let r2 = rec(
+                2,
+                index2,
+                dispatch_raw(0, SOFTGPU_BASE + 0x80),
+                Status::Validated,
+                0,
+            );
+            index2 += 1;
+            dispatches_with_address += 1;
+            q2.push(&r2);
+            pushed.push(r2);
+        }
+    }
+    w.finish(0, 0).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), pushed.len());
+    for (n, (got, want)) in cap.records.iter().zip(&pushed).enumerate() {
+        assert_eq!(got.seq, n as u64);
+        assert_eq!(got.packet_record(), *want, "record {n}");
+        let addr = u64::from_le_bytes(want.raw[40..48].try_into().unwrap());
+        let class = if want.raw[0] != 2 || addr == 0 {
+            KernargClass::Null
+        } else if addr >= SOFTGPU_BASE {
+            KernargClass::Softgpu
+        } else {
+            KernargClass::ForeignOpaque
+        };
+        assert_eq!(got.kernarg_class, class, "record {n} (address {addr:#x})");
+    }
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        dispatches_with_address,
+        "the classifier runs once per dispatch with a kernarg address"
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn a_panicking_classifier_is_recorded_as_foreign_opaque() {
     let path = tmp("classify_panics");

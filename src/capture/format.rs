@@ -602,6 +602,10 @@ pub struct BatchEncoder {
     cur: Option<(u64, QueuePrev)>,
     /// Every other queue seen in this batch.
     queues: IdMap<QueuePrev>,
+    /// The last record's kernarg extension bytes (`last_ext_len` of them;
+    /// 0: it had none), for [`BatchEncoder::push_next`].
+    last_ext: [u8; super::kernarg::EXT_MAX],
+    last_ext_len: u8,
 }
 
 impl BatchEncoder {
@@ -710,13 +714,14 @@ impl BatchEncoder {
                 o.set(mask_at, mask);
             }
         }
+        self.last_ext_len = 0;
         if r.kernarg != super::kernarg::RecordKernarg::None {
             // At most 31 bytes: the length is one varint byte.
             t |= tag::EXTENSION;
-            let mut ext = [0u8; super::kernarg::EXT_MAX];
-            let n = super::kernarg::encode_ext_to(&r.kernarg, &mut ext);
+            let n = super::kernarg::encode_ext_to(&r.kernarg, &mut self.last_ext);
             o.byte(n as u8);
-            o.bytes(&ext[..n]);
+            o.bytes(&self.last_ext[..n]);
+            self.last_ext_len = n as u8;
         }
         self.buf.push(t);
         self.buf.extend_from_slice(o.as_slice());
@@ -730,6 +735,94 @@ impl BatchEncoder {
         self.prev_queue = r.queue_id;
         self.prev_thread = r.thread;
         self.count += 1;
+    }
+
+    /// Appends the record that follows the batch's last one as a launch
+    /// loop's does: the same queue, thread, verdict (status, kernarg class,
+    /// reasons) and kernarg extension, the same packet bytes but for the
+    /// 8-byte word `word` of `raw` (now `value`), `seq` and `packet_index`
+    /// each one past the last record's, and its own times. The caller has
+    /// checked all of that against the record it stands for; the bytes
+    /// appended are exactly those [`BatchEncoder::push`] writes for it (the
+    /// capture writer's fast path; `tests` compare the two). Returns false,
+    /// appending nothing, when the batch is empty or `seq` does not follow
+    /// its last record, or `word` is not a word of the packet.
+    #[inline]
+    pub fn push_next(
+        &mut self,
+        seq: u64,
+        word: usize,
+        value: u64,
+        observed_ns: u64,
+        done_ns: u64,
+    ) -> bool {
+        if self.count == 0 || seq != self.prev_seq.wrapping_add(1) || word >= 8 {
+            return false;
+        }
+        let Some((_, q)) = self.cur.as_mut() else {
+            return false;
+        };
+        // Longest form: tag, two varints, a one-word diff (3 + 8), the
+        // extension (1 + 31).
+        let mut o = [0u8; 64];
+        let mut n = 1;
+        let mut put_varint = |o: &mut [u8; 64], mut v: u64| {
+            while v >= 0x80 {
+                o[n] = (v as u8) | 0x80;
+                n += 1;
+                v >>= 7;
+            }
+            o[n] = v as u8;
+            n += 1;
+        };
+        let mut t = tag::SAME_QUEUE | tag::NEXT_SEQ | tag::NEXT_INDEX | tag::SAME_THREAD;
+        t |= tag::SAME_VERDICT;
+        if observed_ns == q.done_ns {
+            t |= tag::CHAINED_TIME;
+        } else {
+            put_varint(&mut o, zigzag(observed_ns.wrapping_sub(q.done_ns) as i64));
+        }
+        put_varint(&mut o, done_ns.wrapping_sub(observed_ns));
+        let at = word * 8;
+        let mut old = [0u8; 8];
+        old.copy_from_slice(&q.raw[at..at + 8]);
+        let x = value ^ u64::from_le_bytes(old);
+        if x == 0 {
+            t |= tag::SAME_RAW;
+        } else {
+            o[n] = 1 << word;
+            let mask_at = n + 1;
+            n += 2;
+            let mut mask = 0u8;
+            let mut rest = x;
+            while rest != 0 {
+                // The differing bytes, in increasing order.
+                let i = rest.trailing_zeros() / 8;
+                mask |= 1 << i;
+                o[n] = (x >> (8 * i)) as u8;
+                n += 1;
+                rest &= !(0xffu64 << (8 * i));
+            }
+            o[mask_at] = mask;
+            q.raw[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        }
+        let ext = usize::from(self.last_ext_len);
+        if ext > 0 {
+            t |= tag::EXTENSION;
+            o[n] = ext as u8;
+            o[n + 1..n + 1 + ext].copy_from_slice(&self.last_ext[..ext]);
+            n += 1 + ext;
+        }
+        o[0] = t;
+        // A fixed-size copy (no call), then the length cut to the record's.
+        let len = self.buf.len();
+        self.buf.extend_from_slice(&o);
+        self.buf.truncate(len + n);
+        q.packet_index = q.packet_index.wrapping_add(1);
+        q.done_ns = done_ns;
+        self.prev_seq = seq;
+        self.count += 1;
+        true
     }
 
     /// Closes the current batch and returns the whole frame (head, payload,
@@ -968,6 +1061,119 @@ mod tests {
             }
         }
         assert_eq!(inc.finish(), !bitwise);
+    }
+
+    /// A launch loop's record `i` after `base`: the kernarg address word
+    /// (5) and the times vary as `step` says, the rest stays.
+    fn next_record(base: &BatchRecord, i: u64, step: u64) -> BatchRecord {
+        let mut r = *base;
+        r.seq = base.seq + i;
+        r.packet_index = base.packet_index + i;
+        let addr = match step % 4 {
+            0 => 0x7f00_1234_0000 + i * 0x80,
+            1 => 0x7f00_1234_0000,
+            2 => 0x7f00_1234_0000 ^ (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & 0xffff_0000_ff00),
+            _ => i.wrapping_mul(0x0101_0101_0101_0101),
+        };
+        r.raw[40..48].copy_from_slice(&addr.to_le_bytes());
+        let t = 1_000_000 + i * (step % 3 * 700 + 1);
+        r.observed_ns = if step % 5 == 0 { base.done_ns + i } else { t };
+        r.done_ns = r.observed_ns + (i * step) % 300;
+        r
+    }
+
+    #[test]
+    fn push_next_writes_the_same_bytes_as_push() {
+        use crate::capture::kernarg::RecordKernarg;
+        let kernargs = [
+            RecordKernarg::None,
+            RecordKernarg::Block {
+                block: 3,
+                findings: Some(700),
+                truncated_from: None,
+            },
+            RecordKernarg::Block {
+                block: 90_000,
+                findings: None,
+                truncated_from: Some(5000),
+            },
+            RecordKernarg::Unreadable(crate::capture::Unreadable::NotKnownReadable),
+        ];
+        for (case, &kernarg) in kernargs.iter().enumerate() {
+            for step in 0..12u64 {
+                let mut raw = [0u8; 64];
+                for (i, b) in raw.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(37) ^ step as u8;
+                }
+                let first = BatchRecord {
+                    seq: 1000 + step,
+                    queue_id: 0x7f00_0000_1000,
+                    packet_index: 55,
+                    raw,
+                    status: 0,
+                    kernarg_class: (case % 3) as u8,
+                    thread: 4242,
+                    reasons: if step % 2 == 0 { 0 } else { 0x40 },
+                    observed_ns: 999_000,
+                    done_ns: 999_050,
+                    kernarg,
+                };
+                let (mut full, mut fast) = (BatchEncoder::default(), BatchEncoder::default());
+                full.push(&first);
+                fast.push(&first);
+                let mut records = vec![first];
+                for i in 1..200 {
+                    let r = next_record(&first, i, step);
+                    full.push(&r);
+                    let word = u64::from_le_bytes(r.raw[40..48].try_into().unwrap());
+                    assert!(fast.push_next(r.seq, 5, word, r.observed_ns, r.done_ns));
+                    records.push(r);
+                }
+                let (a, b) = (
+                    full.finish().unwrap().to_vec(),
+                    fast.finish().unwrap().to_vec(),
+                );
+                assert_eq!(a, b, "kernarg case {case}, step {step}");
+                let mut back = Vec::new();
+                decode_batch(&b[FRAME_HEAD_LEN..b.len() - FRAME_CRC_LEN], &mut back).unwrap();
+                assert_eq!(back, records, "kernarg case {case}, step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn push_next_refuses_an_empty_batch_a_gap_and_a_word_outside_the_packet() {
+        let mut e = BatchEncoder::default();
+        assert!(!e.push_next(0, 5, 1, 2, 3), "nothing to follow");
+        let r = BatchRecord {
+            seq: 10,
+            queue_id: 1,
+            packet_index: 0,
+            raw: [0; 64],
+            status: 0,
+            kernarg_class: 0,
+            thread: 1,
+            reasons: 0,
+            observed_ns: 5,
+            done_ns: 6,
+            kernarg: crate::capture::kernarg::RecordKernarg::None,
+        };
+        e.push(&r);
+        assert!(!e.push_next(12, 5, 1, 7, 8), "seq 11 is missing");
+        assert!(!e.push_next(11, 8, 1, 7, 8), "a packet has 8 words");
+        assert_eq!(e.len(), 1, "a refused record appends nothing");
+        assert!(e.push_next(11, 5, 1, 7, 8));
+        assert_eq!(e.len(), 2);
+        let frame = e.finish().unwrap().to_vec();
+        assert!(!e.push_next(12, 5, 1, 9, 9), "a finished batch is empty");
+        let mut back = Vec::new();
+        decode_batch(
+            &frame[FRAME_HEAD_LEN..frame.len() - FRAME_CRC_LEN],
+            &mut back,
+        )
+        .unwrap();
+        assert_eq!(back[1].packet_index, 1);
+        assert_eq!(back[1].raw[40], 1);
     }
 
     #[test]

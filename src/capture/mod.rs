@@ -229,8 +229,13 @@ pub struct Counts {
 impl Counts {
     /// Count one record, classified by its raw bytes.
     pub fn add(&mut self, status: Status, raw: &[u8; 64]) {
+        self.add_kind(status, is_barrier_packet(raw));
+    }
+
+    /// [`Counts::add`] for a packet already known to be a barrier or not.
+    #[inline]
+    pub fn add_kind(&mut self, status: Status, barrier: bool) {
         self.records += 1;
-        let barrier = is_barrier_packet(raw);
         match status {
             Status::Validated => {
                 self.validated += 1;

@@ -209,6 +209,17 @@ impl Ring {
         w[slot::COMMIT].store(seq + 1, Ordering::Release);
     }
 
+    /// Writer: the words of `seq`'s slot ([`slot`] indices), if the slot is
+    /// committed for it (acquire: every field is then complete, and stays
+    /// so until the writer moves `consumed` past `seq`).
+    #[inline]
+    pub fn committed(&self, seq: u64) -> Option<&'static [AtomicU64; SLOT_WORDS]> {
+        let b = self.slot_base(seq);
+        let w: &'static [AtomicU64; SLOT_WORDS] =
+            self.words.get(b..b + SLOT_WORDS)?.try_into().ok()?;
+        (w[slot::COMMIT].load(Ordering::Acquire) == seq + 1).then_some(w)
+    }
+
     /// Writer: the record of `seq` and its kernarg reference word, if its
     /// slot is committed for it.
     #[inline]

@@ -72,6 +72,11 @@ const PASS_RECORDS: u64 = 8192;
 /// write) is spread over many.
 const BUSY_PASS: u64 = 256;
 
+/// The packet word (8 bytes) that holds a dispatch's kernarg address: the
+/// one word the fast path lets differ from the previous record.
+const KERNARG_WORD: usize = crate::abi::packet_offset::KERNARG_ADDRESS / 8;
+const _: () = assert!(crate::abi::packet_offset::KERNARG_ADDRESS % 8 == 0);
+
 /// Writer tuning. [`WriterOptions::default`] is what the runtime should use.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
@@ -90,13 +95,15 @@ impl Default for WriterOptions {
     fn default() -> Self {
         WriterOptions {
             ring_capacity: DEFAULT_RING_CAPACITY,
-            poll_interval: Duration::from_millis(2),
+            poll_interval: Duration::from_millis(10),
             finish_timeout: Duration::from_secs(5),
         }
     }
 }
 
-type Classify = Box<dyn Fn(u64) -> KernargClass + Send + Sync>;
+/// The kernarg classifier: called on the writer thread only (so it may keep
+/// a memo without a lock).
+type Classify = Box<dyn FnMut(u64) -> KernargClass + Send>;
 
 /// What the pointer checker gets for one dispatch whose kernarg block was
 /// captured (see [`CaptureWriter::set_arg_checker`]).
@@ -606,6 +613,7 @@ impl CaptureWriter {
             pending_args: HashMap::default(),
             args_written_for: None,
             last_check: None,
+            repeat: None,
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -1019,6 +1027,31 @@ struct WriterState {
     args_written_for: Option<u64>,
     /// The last pointer check, reused while nothing it depends on moved.
     last_check: Option<LastCheck>,
+    /// The record encoded last, when a record that merely follows it (a
+    /// launch loop's next dispatch) may take the fast path: [`Repeat`].
+    repeat: Option<Repeat>,
+}
+
+/// What the writer's fast path compares a slot with: the slot words of the
+/// record encoded just before it (in this batch), and what that record's
+/// encoding depended on besides them. A slot that differs from it only in
+/// its seq and packet index (each one more), its kernarg address and its
+/// times, whose kernarg address gets the same class, and whose pointer
+/// findings are those of the same check (same kernel, agent and block,
+/// generation unchanged) is appended with [`BatchEncoder::push_next`]:
+/// the same bytes as the full encoding, without decoding the slot, looking
+/// up its queue and arena, or building the record.
+#[derive(Clone, Copy)]
+struct Repeat {
+    words: [u64; ring::SLOT_WORDS],
+    class: KernargClass,
+    /// The checker's generation the record's findings are valid for (its
+    /// kernarg reference is a repeat and a checker is installed); `None`
+    /// when no check was involved.
+    generation: Option<u64>,
+    dispatch: bool,
+    status: crate::aql::Status,
+    barrier: bool,
 }
 
 impl WriterState {
@@ -1076,15 +1109,28 @@ impl WriterState {
         // Controls first: every Queue and code object a committed record
         // refers to was registered before that record was pushed, and the
         // acquire load of its commit word makes the registration visible here.
-        let ready = self.next < limit && self.ring.read(self.next).is_some();
+        let ready = self.next < limit && self.ring.committed(self.next).is_some();
         self.forget_closed_arenas();
         if ready || !self.shared.control().is_empty() {
             self.take_controls();
         }
         while self.next < limit && self.next - start < PASS_RECORDS {
-            let Some((rec, kref)) = self.ring.read(self.next) else {
+            let Some(slot) = self.ring.committed(self.next) else {
                 break;
             };
+            let classified = match self.encode_repeat(self.next, slot) {
+                Ok(()) => {
+                    self.next += 1;
+                    continue;
+                }
+                Err(classified) => classified,
+            };
+            let mut words = [0u64; ring::SLOT_WORDS];
+            for (w, s) in words.iter_mut().zip(slot) {
+                *w = s.load(Ordering::Relaxed);
+            }
+            let (rec, _) = ring::decode_slot(|i| words[i]);
+            let kref = words[ring::slot::KERNARG_REF];
             if self.known_queue != Some(rec.queue_id) {
                 if !self.queue_ids.contains(&rec.queue_id) {
                     // Registered after this pass took the controls: its
@@ -1094,9 +1140,11 @@ impl WriterState {
                 }
                 self.known_queue = Some(rec.queue_id);
             }
-            self.encode(self.next, &rec, kref);
+            self.encode(self.next, &rec, kref, &words, classified);
             self.next += 1;
         }
+        // The fast path refers to the batch's last record: none after this.
+        self.repeat = None;
         if let Some(frame) = self.enc.finish() {
             self.out.extend_from_slice(frame);
         }
@@ -1160,11 +1208,14 @@ impl WriterState {
     }
 
     /// The record's kernarg reference, from its slot word: the block copied
-    /// out of its arena and stored (once), its pointers checked.
-    fn kernarg(&mut self, rec: &PacketRecord, kref: u64) -> RecordKernarg {
+    /// out of its arena and stored (once), its pointers checked; and the
+    /// checker's generation its findings hold for (`None`: no check made or
+    /// reused, or the checker has no generation).
+    fn kernarg(&mut self, rec: &PacketRecord, kref: u64) -> (RecordKernarg, Option<u64>) {
         use crate::abi::packet_offset as po;
         let st = slot_ref::state(kref);
-        match st {
+        let mut checked_at = None;
+        let k = match st {
             0 => RecordKernarg::None,
             slot_ref::COPIED | slot_ref::TRUNCATED | slot_ref::REPEAT => {
                 let id = slot_ref::arena(kref);
@@ -1172,7 +1223,7 @@ impl WriterState {
                     self.take_controls();
                 }
                 let Some(a) = self.arenas.get_mut(&id) else {
-                    return RecordKernarg::Lost;
+                    return (RecordKernarg::Lost, None);
                 };
                 let truncated = if st == slot_ref::REPEAT {
                     kref & 1 == 1
@@ -1189,7 +1240,7 @@ impl WriterState {
                         bytes: Vec::with_capacity(KERNARG_BOUND),
                     });
                     let Some(segment_size) = a.arena.take(kref as u32, &mut l.bytes) else {
-                        return RecordKernarg::Lost;
+                        return (RecordKernarg::Lost, None);
                     };
                     l.segment_size = segment_size;
                     l.block = self.intern(kernarg::blob::ARGS, &l.bytes);
@@ -1197,7 +1248,7 @@ impl WriterState {
                 }
                 let Some(l) = last else {
                     // A repeat of nothing: the previous entry was not taken.
-                    return RecordKernarg::Lost;
+                    return (RecordKernarg::Lost, None);
                 };
                 let mut findings = None;
                 if let Some(check) = self.shared.arg_check.get() {
@@ -1212,6 +1263,7 @@ impl WriterState {
                         .arg_generation
                         .get()
                         .and_then(|g| catch_unwind(AssertUnwindSafe(g)).ok());
+                    checked_at = generation;
                     let reuse = generation.and_then(|generation| {
                         self.last_check
                             .filter(|c| {
@@ -1259,13 +1311,104 @@ impl WriterState {
             slot_ref::UNREADABLE => Unreadable::from_u8(kref as u8)
                 .map_or(RecordKernarg::Lost, RecordKernarg::Unreadable),
             _ => RecordKernarg::Lost,
-        }
+        };
+        (k, checked_at)
     }
 
-    fn encode(&mut self, seq: u64, rec: &PacketRecord, kref: u64) {
+    /// The fast path: appends the record in `slot` if it merely follows
+    /// the record encoded just before it ([`Repeat`]). `Err`: nothing was
+    /// appended, the caller encodes the record in full, with the kernarg
+    /// class if it was computed here (`classify` runs once per record).
+    #[inline]
+    fn encode_repeat(
+        &mut self,
+        seq: u64,
+        slot: &[AtomicU64; ring::SLOT_WORDS],
+    ) -> Result<(), Option<KernargClass>> {
+        use ring::slot as s;
+        let Some(p) = self.repeat.as_ref() else {
+            return Err(None);
+        };
+        let w = |i: usize| slot[i].load(Ordering::Relaxed);
+        let kref = w(s::KERNARG_REF);
+        let pw = &p.words;
+        let index = w(s::PACKET_INDEX);
+        let mut differ = (w(s::QUEUE_ID) ^ pw[s::QUEUE_ID])
+            | (index ^ pw[s::PACKET_INDEX].wrapping_add(1))
+            | (w(s::STATUS_THREAD) ^ pw[s::STATUS_THREAD])
+            | (w(s::REASONS) ^ pw[s::REASONS])
+            | (kref ^ pw[s::KERNARG_REF]);
+        for i in (0..8).filter(|&i| i != KERNARG_WORD) {
+            differ |= w(s::RAW + i) ^ pw[s::RAW + i];
+        }
+        if differ != 0 {
+            return Err(None);
+        }
+        let st = slot_ref::state(kref);
+        if st != 0 && st != slot_ref::REPEAT && st != slot_ref::UNREADABLE {
+            return Err(None);
+        }
+        let (class, generation, status, barrier) = (p.class, p.generation, p.status, p.barrier);
+        let addr = w(s::RAW + KERNARG_WORD);
+        let mut classified = None;
+        if p.dispatch {
+            let now = self.classify(addr);
+            if now != class {
+                return Err(Some(now));
+            }
+            classified = Some(now);
+        }
+        if st == slot_ref::REPEAT && self.shared.arg_check.get().is_some() {
+            // The findings are the last check's while its generation holds.
+            let now = self
+                .shared
+                .arg_generation
+                .get()
+                .and_then(|g| catch_unwind(AssertUnwindSafe(g)).ok());
+            if now.is_none() || now != generation {
+                return Err(classified);
+            }
+        }
+        if !self
+            .enc
+            .push_next(seq, KERNARG_WORD, addr, w(s::OBSERVED_NS), w(s::DONE_NS))
+        {
+            return Err(classified);
+        }
+        // Only the index moves among the words the next slot is compared on.
+        if let Some(p) = self.repeat.as_mut() {
+            p.words[s::PACKET_INDEX] = index;
+        }
+        if !self.trailer_written {
+            self.counts.add_kind(status, barrier);
+        }
+        Ok(())
+    }
+
+    /// A dispatch's kernarg class: `Null` for address 0, else what the
+    /// runtime's classifier says (`ForeignOpaque` if it panics).
+    fn classify(&mut self, kernarg: u64) -> KernargClass {
+        if kernarg == 0 {
+            return KernargClass::Null;
+        }
+        let classify = &mut self.classify;
+        catch_unwind(AssertUnwindSafe(|| classify(kernarg))).unwrap_or(KernargClass::ForeignOpaque)
+    }
+
+    /// Encodes one record in full (`classified`: its kernarg class, if the
+    /// fast path computed it already).
+    fn encode(
+        &mut self,
+        seq: u64,
+        rec: &PacketRecord,
+        kref: u64,
+        words: &[u64; ring::SLOT_WORDS],
+        classified: Option<KernargClass>,
+    ) {
         use crate::abi::packet_offset as po;
-        let kernarg = self.kernarg(rec, kref);
-        let class = if PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH {
+        let (kernarg, generation) = self.kernarg(rec, kref);
+        let dispatch = PacketType(rec.raw[po::HEADER]) == PacketType::KERNEL_DISPATCH;
+        let class = if dispatch {
             if !self.pending_args.is_empty() {
                 let mut ko = [0u8; 8];
                 ko.copy_from_slice(&rec.raw[po::KERNEL_OBJECT..po::KERNEL_OBJECT + 8]);
@@ -1280,21 +1423,36 @@ impl WriterState {
                     }
                 }
             }
-            let mut ka = [0u8; 8];
-            ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
-            let kernarg = u64::from_le_bytes(ka);
-            if kernarg == 0 {
-                KernargClass::Null
-            } else {
-                catch_unwind(AssertUnwindSafe(|| (self.classify)(kernarg)))
-                    .unwrap_or(KernargClass::ForeignOpaque)
+            match classified {
+                Some(c) => c,
+                None => {
+                    let mut ka = [0u8; 8];
+                    ka.copy_from_slice(&rec.raw[po::KERNARG_ADDRESS..po::KERNARG_ADDRESS + 8]);
+                    self.classify(u64::from_le_bytes(ka))
+                }
             }
         } else {
             KernargClass::Null
         };
+        let barrier = super::is_barrier_packet(&rec.raw);
         if !self.trailer_written {
-            self.counts.add(rec.status, &rec.raw);
+            self.counts.add_kind(rec.status, barrier);
         }
+        self.repeat = Some(Repeat {
+            words: *words,
+            class,
+            generation: if slot_ref::state(kref) == slot_ref::REPEAT
+                || slot_ref::state(kref) == slot_ref::COPIED
+                || slot_ref::state(kref) == slot_ref::TRUNCATED
+            {
+                generation
+            } else {
+                None
+            },
+            dispatch,
+            status: rec.status,
+            barrier,
+        });
         self.enc.push(&BatchRecord {
             seq,
             queue_id: rec.queue_id,
@@ -1479,6 +1637,9 @@ impl WriterState {
     }
 
     fn take_controls(&mut self) -> usize {
+        // What a control changes (a kernel's KernelArgs entry due, a queue
+        // id registered again) is decided on the full path.
+        self.repeat = None;
         let controls = std::mem::take(&mut *self.shared.control());
         let n = controls.len();
         for c in controls {

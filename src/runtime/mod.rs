@@ -259,18 +259,19 @@ fn build() -> Result<Runtime, HsaStatus> {
         // kernarg addresses advance through one pool allocation, so most
         // records need no table lookup. A free moves the number (after it
         // removes the allocation), so a freed range is never reused here.
-        let last_owner: std::sync::Mutex<Option<(u64, u64, u64)>> = std::sync::Mutex::new(None);
+        // The classifier runs on the writer thread only, so its memo needs
+        // no lock.
+        let mut last_owner: Option<(u64, u64, u64)> = None;
         let classify = Box::new(move |addr: u64| {
             let events = memory::events();
-            let mut last = last_owner.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((ev, base, end)) = *last {
+            if let Some((ev, base, end)) = last_owner {
                 if ev == events && (base..end).contains(&addr) {
                     return KernargClass::Softgpu;
                 }
             }
             match memory::find(addr) {
                 Some((base, size)) => {
-                    *last = Some((events, base, base.saturating_add(size.max(1))));
+                    last_owner = Some((events, base, base.saturating_add(size.max(1))));
                     KernargClass::Softgpu
                 }
                 None => KernargClass::ForeignOpaque,
