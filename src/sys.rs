@@ -12,6 +12,8 @@
 //!   the program left the default action), then lets the default action
 //!   happen, so the program still dies "killed by signal".
 //! - [`block_termination_signals`], [`sleep_ns`]: what that hook's helpers need.
+//! - [`prefetch_for_write`]: a cache hint (`prefetchw`) the doorbell path
+//!   gives for the ring slot it is about to write.
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -237,4 +239,27 @@ pub fn sleep_ns(ns: u64) {
     };
     // SAFETY: `ts` is a valid timespec; a null remainder pointer is allowed.
     unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+}
+
+/// Asks the CPU to bring the cache line holding `word` into this core's
+/// cache for writing (`prefetchw`), so a store to it soon after does not
+/// wait for the line to come back from the core that last read it. Only a
+/// hint: it never faults and changes no memory; a no-op off x86_64.
+#[inline(always)]
+pub fn prefetch_for_write(word: &std::sync::atomic::AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetchw` is a hint: it reads and writes no memory, cannot
+    // fault whatever the address (here a live `AtomicU64`), touches no
+    // register but its address operand and no flag, and uses no stack. A
+    // CPU without PRFCHW runs it as a no-op (the opcode is in the 0F 0D
+    // multi-byte NOP space Intel reserved for it).
+    unsafe {
+        std::arch::asm!(
+            "prefetchw [{p}]",
+            p = in(reg) word.as_ptr(),
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
 }

@@ -810,7 +810,9 @@ impl BatchEncoder {
         if ext > 0 {
             t |= tag::EXTENSION;
             o[n] = ext as u8;
-            o[n + 1..n + 1 + ext].copy_from_slice(&self.last_ext[..ext]);
+            // The whole array (a fixed-size copy; n is at most 31 here), of
+            // which the record keeps `ext` bytes.
+            o[n + 1..n + 1 + super::kernarg::EXT_MAX].copy_from_slice(&self.last_ext);
             n += 1 + ext;
         }
         o[0] = t;

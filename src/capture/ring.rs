@@ -161,6 +161,22 @@ impl Ring {
         HEADER_WORDS + i as usize * SLOT_WORDS
     }
 
+    /// Producer: a hint that the slot of the next `seq` is about to be
+    /// written (its two cache lines are prefetched for writing): the seq
+    /// counter is read, not taken, so another producer may take that slot;
+    /// then the hint was only wasted.
+    #[inline]
+    pub fn prefetch_next(&self) {
+        // The counter's line too: the push takes a seq from it.
+        crate::sys::prefetch_for_write(&self.words[hdr::NEXT_SEQ]);
+        let seq = self.words[hdr::NEXT_SEQ].load(Ordering::Relaxed);
+        let b = self.slot_base(seq);
+        if let Some(w) = self.words.get(b..b + SLOT_WORDS) {
+            crate::sys::prefetch_for_write(&w[0]);
+            crate::sys::prefetch_for_write(&w[SLOT_WORDS / 2]);
+        }
+    }
+
     /// Producer: takes the next `seq`.
     #[inline]
     pub fn take_seq(&self) -> u64 {

@@ -484,6 +484,17 @@ impl QueueProducer {
         }));
     }
 
+    /// A hint, early on the doorbell path, that a record is coming: the
+    /// ring slot it will probably take is prefetched for writing, so the
+    /// push does not wait for those cache lines (the writer thread read
+    /// them last). Costs a load and two prefetches; changes nothing.
+    #[inline]
+    pub fn prepare(&self) {
+        if !self.shared.disabled.load(Ordering::Relaxed) {
+            self.ring.prefetch_next();
+        }
+    }
+
     /// The queue these records belong to.
     pub fn queue_id(&self) -> u64 {
         self.queue_id

@@ -708,6 +708,10 @@ impl VirtualQueue {
         }
         let mut guard = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         let side = &mut *guard;
+        if let Some(p) = side.producer.as_ref() {
+            // The ring slot's cache lines come over while the packet is parsed.
+            p.prepare();
+        }
         let (Some(ring), Some(kernels)) = (side.ring.as_ref(), side.kernels.as_deref_mut()) else {
             return (None, false);
         };
