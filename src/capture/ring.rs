@@ -38,6 +38,8 @@ pub const SLOT_BYTES: usize = SLOT_WORDS * 8;
 pub const HEADER_WORDS: usize = 512;
 /// Bytes of the ring header.
 pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
+/// How many slots ahead of its own a producer prefetches for writing.
+const PREFETCH_AHEAD: u64 = 4;
 /// The ring header's first word: `"SGRING\0\x02"` little-endian.
 pub const RING_MAGIC: u64 = u64::from_le_bytes(*b"SGRING\0\x02");
 
@@ -223,6 +225,14 @@ impl Ring {
         w[slot::KERNARG_REF].store(kernarg_ref, Ordering::Relaxed);
         // Release: a reader that acquires the commit sees every field above.
         w[slot::COMMIT].store(seq + 1, Ordering::Release);
+        // The slot a few records on, which this producer is likely to write
+        // next while it drains a run of packets: its lines are fetched for
+        // writing now, so that store does not wait for them.
+        let ahead = self.slot_base(seq + PREFETCH_AHEAD);
+        if let Some(next) = self.words.get(ahead..ahead + SLOT_WORDS) {
+            crate::sys::prefetch_for_write(&next[0]);
+            crate::sys::prefetch_for_write(&next[SLOT_WORDS / 2]);
+        }
     }
 
     /// Writer: the words of `seq`'s slot ([`slot`] indices), if the slot is
