@@ -263,3 +263,23 @@ pub fn prefetch_for_write(word: &std::sync::atomic::AtomicU64) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = word;
 }
+
+/// Asks the CPU to bring the cache line holding `word` into this core's
+/// cache for reading (`prefetcht0`). Only a hint, as
+/// [`prefetch_for_write`]; a no-op off x86_64.
+#[inline(always)]
+pub fn prefetch_for_read(word: &std::sync::atomic::AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `prefetch_for_write`: `prefetcht0` (SSE, in every
+    // x86_64 CPU) reads and writes no memory, cannot fault, and clobbers no
+    // register, flag or stack.
+    unsafe {
+        std::arch::asm!(
+            "prefetcht0 [{p}]",
+            p = in(reg) word.as_ptr(),
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}

@@ -40,6 +40,8 @@ pub const HEADER_WORDS: usize = 512;
 pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
 /// How many slots ahead of its own a producer prefetches for writing.
 const PREFETCH_AHEAD: u64 = 4;
+/// How many slots ahead of the one it reads the writer prefetches.
+const READ_AHEAD: u64 = 8;
 /// The ring header's first word: `"SGRING\0\x02"` little-endian.
 pub const RING_MAGIC: u64 = u64::from_le_bytes(*b"SGRING\0\x02");
 
@@ -240,6 +242,11 @@ impl Ring {
     /// so until the writer moves `consumed` past `seq`).
     #[inline]
     pub fn committed(&self, seq: u64) -> Option<&'static [AtomicU64; SLOT_WORDS]> {
+        let ahead = self.slot_base(seq + READ_AHEAD);
+        if let Some(next) = self.words.get(ahead..ahead + SLOT_WORDS) {
+            crate::sys::prefetch_for_read(&next[0]);
+            crate::sys::prefetch_for_read(&next[SLOT_WORDS / 2]);
+        }
         let b = self.slot_base(seq);
         let w: &'static [AtomicU64; SLOT_WORDS] =
             self.words.get(b..b + SLOT_WORDS)?.try_into().ok()?;
