@@ -148,7 +148,7 @@ const MAX_INTERNED_BYTES: usize = 32 << 20;
 
 enum Control {
     Queue(QueueInfo, Arc<Arena>),
-    KernelArgs(Vec<KernelArgSources>),
+    KernelArgs(Vec<Arc<KernelArgSources>>),
     QueueEnd(QueueEnd),
     CodeObject(CodeObject),
     KernelInfo(Vec<super::KernelMeta>),
@@ -687,8 +687,15 @@ impl CaptureWriter {
     /// kernarg blocks on its own (cold path; call with a code object's
     /// kernels when it is loaded). Each kernel's entry is written in a
     /// KernelArgs frame with its first dispatch, before the batch holding it;
-    /// a kernel never dispatched gets none.
-    pub fn add_kernel_args(&self, kernels: Vec<KernelArgSources>) {
+    /// a kernel never dispatched gets none. The entries are shared, not
+    /// copied: a library loads tens of thousands of kernels (rocBLAS about
+    /// 24,000) and the runtime keeps the same entries for its pointer
+    /// checker.
+    pub fn add_kernel_args<K: Into<Arc<KernelArgSources>>>(
+        &self,
+        kernels: impl IntoIterator<Item = K>,
+    ) {
+        let kernels: Vec<Arc<KernelArgSources>> = kernels.into_iter().map(Into::into).collect();
         if kernels.is_empty() {
             return;
         }
@@ -1032,7 +1039,8 @@ struct WriterState {
     /// What decoding needs of each loaded kernel, by kernel object, kept
     /// until the kernel's first dispatch is encoded: only dispatched kernels
     /// get a KernelArgs entry (a library loads thousands it never launches).
-    pending_args: HashMap<u64, KernelArgSources, std::hash::BuildHasherDefault<format::IdHasher>>,
+    pending_args:
+        HashMap<u64, Arc<KernelArgSources>, std::hash::BuildHasherDefault<format::IdHasher>>,
     /// The kernel object of the last dispatch encoded (its sources, if any,
     /// are written).
     args_written_for: Option<u64>,
@@ -1429,7 +1437,7 @@ impl WriterState {
                     if let Some(k) = self.pending_args.remove(&ko) {
                         // Before the batch that holds this record (`out`
                         // takes the batch after this pass's other frames).
-                        let payload = kernarg::encode_kernel_args(std::slice::from_ref(&k));
+                        let payload = kernarg::encode_kernel_args(std::slice::from_ref(&*k));
                         format::push_frame(&mut self.out, kind::KERNEL_ARGS, &payload);
                     }
                 }

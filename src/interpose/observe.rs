@@ -271,6 +271,10 @@ impl Observed {
         if self.dead.load(Ordering::Acquire) {
             return forward(None);
         }
+        if let Some(p) = side.producer.as_ref() {
+            // The ring slot's cache lines come over while the packet is read.
+            p.prepare();
+        }
         let write = self.write_index();
         let rung = match value {
             Some(v) if v >= 0 => Some(v as u64),

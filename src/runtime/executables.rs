@@ -167,8 +167,9 @@ pub struct Loaded {
     pub kernels: Vec<(u64, String)>,
     /// Register counts and static sizes of every kernel, for the capture.
     pub metas: Vec<crate::capture::KernelMeta>,
-    /// What decoding each kernel's arguments needs, for the capture.
-    pub args: Vec<crate::capture::KernelArgSources>,
+    /// What decoding each kernel's arguments needs, for the capture (the
+    /// same entries the pointer checker looks up, shared).
+    pub args: Vec<std::sync::Arc<crate::capture::KernelArgSources>>,
 }
 
 /// What decoding each loaded kernel's arguments needs, by kernel object (for
@@ -267,12 +268,12 @@ pub fn load(
         }
         None => HashMap::new(),
     };
-    let args: Vec<crate::capture::KernelArgSources> = entries
+    let args: Vec<std::sync::Arc<crate::capture::KernelArgSources>> = entries
         .iter()
         .filter(|e| e.kind == SymbolKind::Kernel)
         .filter_map(|e| {
             let md = md_of.get(e.name.as_str()).copied()?;
-            Some(crate::capture::KernelArgSources {
+            Some(std::sync::Arc::new(crate::capture::KernelArgSources {
                 kernel_object: e.address,
                 metadata: KernelMetadata {
                     symbol: md.symbol.clone(),
@@ -282,14 +283,14 @@ pub fn load(
                     ..KernelMetadata::default()
                 },
                 sources: sources.get(e.name.as_str()).cloned().unwrap_or_default(),
-            })
+            }))
         })
         .collect();
     {
         let mut m = ARG_SOURCES.write().unwrap_or_else(|e| e.into_inner());
         let m = m.get_or_insert_with(Default::default);
         for a in &args {
-            m.insert(a.kernel_object, std::sync::Arc::new(a.clone()));
+            m.insert(a.kernel_object, a.clone());
         }
     }
     let kernels: Vec<(u64, String)> = entries
@@ -505,7 +506,7 @@ pub fn record_real_kernel_args(
     kernels: &[crate::real::RealKernel],
     objects: &[Arc<RealCodeObjectArgs>],
 ) {
-    let args: Vec<crate::capture::KernelArgSources> = kernels
+    let args: Vec<Arc<crate::capture::KernelArgSources>> = kernels
         .iter()
         .filter(|r| r.kernel_object != 0)
         .filter_map(|r| {
@@ -513,11 +514,11 @@ pub fn record_real_kernel_args(
             let (m, src) = objects
                 .iter()
                 .find_map(|o| o.get(&r.name).or_else(|| o.get(&with_kd)))?;
-            Some(crate::capture::KernelArgSources {
+            Some(Arc::new(crate::capture::KernelArgSources {
                 kernel_object: r.kernel_object,
                 metadata: m.clone(),
                 sources: src.clone(),
-            })
+            }))
         })
         .collect();
     if args.is_empty() {
@@ -527,7 +528,7 @@ pub fn record_real_kernel_args(
         let mut m = ARG_SOURCES.write().unwrap_or_else(|e| e.into_inner());
         let m = m.get_or_insert_with(Default::default);
         for a in &args {
-            m.insert(a.kernel_object, Arc::new(a.clone()));
+            m.insert(a.kernel_object, a.clone());
         }
     }
     if let Some(c) = &rt.capture {

@@ -261,10 +261,11 @@ fn executable_load_agent_code_object(
     let l = executables::load(exec, reader, g + 1, mach)?;
     if let Some(c) = &rt.capture {
         // The capture stores each code object's symbol table once; records
-        // refer to kernels by kernel object address.
-        c.add_code_object(l.kernels.clone());
-        c.add_kernel_info(l.metas.clone());
-        c.add_kernel_args(l.args.clone());
+        // refer to kernels by kernel object address. (Moved, not copied: a
+        // library's code objects hold tens of thousands of kernels.)
+        c.add_code_object(l.kernels);
+        c.add_kernel_info(l.metas);
+        c.add_kernel_args(l.args);
     }
     if !loaded.is_null() {
         loaded.write(l.handle)?;
