@@ -4,7 +4,10 @@
 //! Hot path ([`QueueProducer::push`]): one `fetch_add` for `seq` and seventeen
 //! word stores into the ring slot, which is a shared mapping of the file
 //! itself (see [`super::ring`]); no allocation, no lock, no system call
-//! unless the ring is full (then it waits: back-pressure, never loss).
+//! unless the ring is full (then it waits: back-pressure, never loss). The
+//! slot's cache lines were last read by the writer thread on another core,
+//! so the doorbell path asks for them early ([`QueueProducer::prepare`], and
+//! each push for the slot four records on), and the store does not wait.
 //! Because the slot is the file's page cache, a record is in the file the
 //! moment `push` returns, whatever happens to the process next; the
 //! processor records a packet before it completes its signal, so every packet
