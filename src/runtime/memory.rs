@@ -128,22 +128,24 @@ pub fn allocate(
     if p.is_null() {
         return Err(AllocError::OutOfMemory);
     }
+    // The event number is taken with the table's write lock held: whoever
+    // reads the new number and then looks the table up finds the allocation
+    // (a reader's memo of a gap, `find_range`, is only valid that way).
+    let mut map = ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner());
     let id = EVENTS.fetch_add(1, Ordering::SeqCst) + 1;
-    ALLOCATIONS
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(
-            p as usize,
-            Allocation {
-                size,
-                layout,
-                pool,
-                user_data: 0,
-                id,
-                grants: 0,
-                restricted: api == AllocApi::Pool,
-            },
-        );
+    map.insert(
+        p as usize,
+        Allocation {
+            size,
+            layout,
+            pool,
+            user_data: 0,
+            id,
+            grants: 0,
+            restricted: api == AllocApi::Pool,
+        },
+    );
+    drop(map);
     Ok(p)
 }
 
@@ -449,6 +451,30 @@ pub fn find(addr: u64) -> Option<(u64, u64)> {
         .map(|(&b, a)| (b as u64, a.size as u64))
 }
 
+/// The range around `addr` over which [`find`] gives the same answer while
+/// the allocation table is unchanged ([`events`]): `Ok` with the allocation
+/// that holds `addr` (`[base, base + size)`, at least one byte), or `Err`
+/// with the gap around it that no allocation touches (`[lo, hi)`). Read
+/// [`events`] before the call: an allocation takes its event number with the
+/// table's write lock held, and a free moves the number after it removes the
+/// allocation, so an unchanged number means the answer still holds.
+pub fn find_range(addr: u64) -> Result<(u64, u64), (u64, u64)> {
+    let a = addr as usize;
+    let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+    let below = map.range(..=a).next_back();
+    if let Some((&base, al)) = below {
+        if a < base + al.size.max(1) {
+            return Ok((base as u64, al.size.max(1) as u64));
+        }
+    }
+    let lo = below.map_or(0, |(&base, al)| (base + al.size.max(1)) as u64);
+    let hi = map
+        .range(a.saturating_add(1)..)
+        .next()
+        .map_or(u64::MAX, |(&base, _)| base as u64);
+    Err((lo, hi))
+}
+
 /// The pool an allocation came from, and its base and size.
 pub fn find_allocation(addr: u64) -> Option<(u64, u64, PoolKind, u64)> {
     let addr = addr as usize;
@@ -553,5 +579,41 @@ pub fn to_host(addr: u64) -> u64 {
     match map.range(..=addr).next_back() {
         Some((_, l)) if addr < l.agent + l.size.max(1) => l.host + (addr - l.agent),
         _ => addr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_range_gives_the_allocation_or_a_gap_no_allocation_touches() {
+        let a = allocate(4096, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        let b = allocate(100, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        for (base, size) in [(a, 4096), (b, 100)] {
+            for addr in [base, base + 1, base + size - 1] {
+                assert_eq!(find_range(addr), Ok((base, size)), "{addr:#x}");
+                assert_eq!(find(addr), Some((base, size)));
+            }
+            // Just past the end: a gap that starts there (unless another
+            // allocation starts right there) and holds no allocation.
+            let past = base + size.next_multiple_of(ALLOC_GRANULE);
+            if let Err((lo, hi)) = find_range(past) {
+                assert!(lo <= past && past < hi, "{past:#x} in [{lo:#x}, {hi:#x})");
+                assert!(lo >= base + size, "the gap starts after the allocation");
+                for addr in [lo, past, hi - 1] {
+                    assert_eq!(find(addr), None, "{addr:#x}");
+                }
+            }
+        }
+        // Below every allocation of this test.
+        let low = 4096u64;
+        let Err((lo, hi)) = find_range(low) else {
+            panic!("page 1 is not an allocation");
+        };
+        assert!(lo <= low && low < hi && hi <= a.min(b));
+        assert!(free(a as usize) && free(b as usize));
+        // After a free the table moved on: its range is a gap now.
+        assert!(find_range(a).is_err());
     }
 }

@@ -260,22 +260,23 @@ fn build() -> Result<Runtime, HsaStatus> {
         // records need no table lookup. A free moves the number (after it
         // removes the allocation), so a freed range is never reused here.
         // The classifier runs on the writer thread only, so its memo needs
-        // no lock.
-        let mut last_owner: Option<(u64, u64, u64)> = None;
+        // no lock. It remembers the range its last answer holds for: the
+        // allocation the address was in, or the gap between allocations it
+        // fell in (the real runtime's kernarg pool, in the forwarding modes).
+        let mut last: Option<(u64, u64, u64, KernargClass)> = None;
         let classify = Box::new(move |addr: u64| {
             let events = memory::events();
-            if let Some((ev, base, end)) = last_owner {
-                if ev == events && (base..end).contains(&addr) {
-                    return KernargClass::Softgpu;
+            if let Some((ev, lo, hi, class)) = last {
+                if ev == events && (lo..hi).contains(&addr) {
+                    return class;
                 }
             }
-            match memory::find(addr) {
-                Some((base, size)) => {
-                    last_owner = Some((events, base, base.saturating_add(size.max(1))));
-                    KernargClass::Softgpu
-                }
-                None => KernargClass::ForeignOpaque,
-            }
+            let (lo, hi, class) = match memory::find_range(addr) {
+                Ok((base, size)) => (base, base.saturating_add(size), KernargClass::Softgpu),
+                Err((lo, hi)) => (lo, hi, KernargClass::ForeignOpaque),
+            };
+            last = Some((events, lo, hi, class));
+            class
         });
         match CaptureWriter::create(path, header, classify) {
             Ok(w) => {
