@@ -60,6 +60,41 @@ struct Side {
     /// unloaded, so a hit never goes stale): a launch loop reads the global
     /// kernel table once, not at every packet.
     last_lookup: Option<(u64, crate::aql::KernelInfo)>,
+    /// The last packet classified and its verdict (see [`VerdictMemo`]).
+    last_verdict: Option<VerdictMemo>,
+}
+
+/// A packet's classification depends on its bytes, the agent and processor
+/// (fixed per queue) and the kernel table, nothing else (observe mode checks
+/// no signal). A launch loop's next packet differs from the last only in its
+/// kernarg address: when the rest of its bytes, whether that address is null
+/// and whether it is 16-byte aligned are the same, and the kernel table has
+/// not changed since, its verdict is the last one's.
+#[derive(Clone, Copy)]
+struct VerdictMemo {
+    /// The packet's 8 words with the kernarg address word cleared.
+    words: [u64; 8],
+    /// Bit 0: kernarg address null; bit 1: not 16-byte aligned.
+    kernarg: u8,
+    /// The kernel table's change number read before the classification.
+    kernels: u64,
+    status: Status,
+    reasons: crate::aql::ReasonSet,
+}
+
+impl VerdictMemo {
+    fn key(raw: &[u8; 64]) -> ([u64; 8], u8) {
+        let mut words = [0u64; 8];
+        for (w, c) in words.iter_mut().zip(raw.chunks_exact(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            *w = u64::from_le_bytes(b);
+        }
+        let word = crate::abi::packet_offset::KERNARG_ADDRESS / 8;
+        let addr = words[word];
+        words[word] = 0;
+        (words, u8::from(addr == 0) | (u8::from(addr % 16 != 0) << 1))
+    }
 }
 
 /// One real queue being observed.
@@ -137,6 +172,7 @@ pub unsafe fn register(queue: *mut libc::c_void, agent_index: u32) {
             kernarg: Box::default(),
             last_kernel: (0, 0),
             last_lookup: None,
+            last_verdict: None,
         }),
     }));
     for (i, slot) in TABLE.iter().enumerate() {
@@ -303,9 +339,25 @@ impl Observed {
                 std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
             };
             let now = runtime::sys::now_ns();
-            let (status, reasons) = {
-                let kernels = Kernels(std::cell::RefCell::new(&mut side.last_lookup));
-                rt.ctx.processor.classify(&raw, self.agent_index, &kernels)
+            let (words, kernarg_bits) = VerdictMemo::key(&raw);
+            let table = runtime::executables::kernels_generation();
+            let (status, reasons) = match side.last_verdict {
+                Some(m) if m.words == words && m.kernarg == kernarg_bits && m.kernels == table => {
+                    (m.status, m.reasons)
+                }
+                _ => {
+                    let kernels = Kernels(std::cell::RefCell::new(&mut side.last_lookup));
+                    let (status, reasons) =
+                        rt.ctx.processor.classify(&raw, self.agent_index, &kernels);
+                    side.last_verdict = Some(VerdictMemo {
+                        words,
+                        kernarg: kernarg_bits,
+                        kernels: table,
+                        status,
+                        reasons,
+                    });
+                    (status, reasons)
+                }
             };
             let rec = PacketRecord {
                 queue_id: self.id,
@@ -411,4 +463,34 @@ pub fn total_counts() -> ObservedCounts {
         t.barriers += c.barriers;
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VerdictMemo;
+    use crate::abi::packet_offset::KERNARG_ADDRESS;
+
+    fn packet(kernarg: u64, grid_x: u32) -> [u8; 64] {
+        let mut raw = [0u8; 64];
+        raw[0] = 2; // kernel dispatch
+        raw[12..16].copy_from_slice(&grid_x.to_le_bytes());
+        raw[KERNARG_ADDRESS..KERNARG_ADDRESS + 8].copy_from_slice(&kernarg.to_le_bytes());
+        raw
+    }
+
+    #[test]
+    fn the_verdict_key_ignores_only_the_kernarg_address_value() {
+        let a = VerdictMemo::key(&packet(0x1000, 64));
+        assert_eq!(a, VerdictMemo::key(&packet(0x7f00_0000_2340, 64)));
+        // Any other byte, nullness and alignment each change the key.
+        assert_ne!(a, VerdictMemo::key(&packet(0x1000, 65)));
+        assert_ne!(a, VerdictMemo::key(&packet(0, 64)));
+        assert_ne!(a, VerdictMemo::key(&packet(0x1008, 64)));
+        assert_eq!(VerdictMemo::key(&packet(0, 64)).1, 0b01);
+        assert_eq!(VerdictMemo::key(&packet(0x1008, 64)).1, 0b10);
+        assert_eq!(a.1, 0);
+        let mut other = packet(0x1000, 64);
+        other[63] = 1;
+        assert_ne!(a, VerdictMemo::key(&other));
+    }
 }

@@ -59,6 +59,17 @@ static SYMBOLS: RwLock<Vec<SymbolEntry>> = RwLock::new(Vec::new());
 static KERNELS: RwLock<Option<std::collections::HashMap<u64, crate::aql::KernelInfo>>> =
     RwLock::new(None);
 
+/// Moves with every change of [`KERNELS`] (inside its write lock): whoever
+/// reads a number and then looks kernels up sees every change made before
+/// the number moved, so a verdict remembered with an unchanged number holds.
+static KERNELS_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The kernel table's change number (see [`KERNELS_GENERATION`]); read it
+/// before the lookups a remembered result depends on.
+pub fn kernels_generation() -> u64 {
+    KERNELS_GENERATION.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// The kernel loaded at `kernel_object`, if any.
 pub fn kernel_info(kernel_object: u64) -> Option<crate::aql::KernelInfo> {
     KERNELS
@@ -326,6 +337,7 @@ pub fn load(
         .collect();
     {
         let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
+        KERNELS_GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let map = k.get_or_insert_with(Default::default);
         for e in entries.iter().filter(|e| e.kind == SymbolKind::Kernel) {
             let md = md_of.get(e.name.as_str()).copied();
@@ -553,6 +565,7 @@ pub fn record_real_kernels(rt: &super::Runtime, kernels: &[crate::real::RealKern
     };
     {
         let mut k = KERNELS.write().unwrap_or_else(|e| e.into_inner());
+        KERNELS_GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let map = k.get_or_insert_with(Default::default);
         for r in kernels.iter().filter(|r| r.kernel_object != 0) {
             map.insert(
