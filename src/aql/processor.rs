@@ -269,8 +269,11 @@ impl Processor {
         kernels: &T,
         diagnostic: bool,
     ) -> Verdict {
-        let mut findings = ReasonSet::EMPTY;
         let parsed = parse_supported_packet_with_limit(raw, self.max_workgroup_size);
+        if let Ok(ParsedPacket::KernelDispatch(p)) = &parsed {
+            return self.judge_dispatch(p, s, agent, kernels, diagnostic);
+        }
+        let mut findings = ReasonSet::EMPTY;
         let mut reasons = match parsed {
             Ok(_) => ReasonSet::EMPTY,
             Err(r) => r,
@@ -283,29 +286,15 @@ impl Processor {
                 | PacketType::BARRIER_OR
                 | PacketType::AGENT_DISPATCH
         ) || matches!(parsed, Ok(ParsedPacket::BarrierValue(_)));
-        let mut blit = false;
-        if let Ok(ParsedPacket::KernelDispatch(p)) = parsed {
-            if p.group_segment_size > self.max_group_segment_size {
-                reasons.insert(Reason::GroupSegmentSizeExceedsLimit);
-            }
-            match kernels.lookup(p.kernel_object) {
-                KernelLookup::NotTracked => {}
-                KernelLookup::Unknown => findings.insert(Reason::UnknownKernelObject),
-                KernelLookup::Known(k) if k.runtime_blit => {
-                    blit = true;
-                    check_against_kernel(&p, &k, agent, &mut findings)
-                }
-                KernelLookup::Known(k) => check_against_kernel(&p, &k, agent, &mut reasons),
-            }
-        } else if diagnostic && ty == PacketType::KERNEL_DISPATCH {
-            // A malformed dispatch of a blit kernel is still one (cold path:
-            // rejects only).
-            blit = matches!(
+        // A clean dispatch went to `judge_dispatch` above: a dispatch here is
+        // malformed, and a malformed dispatch of a blit kernel is still one
+        // (cold path: rejects only).
+        let blit = diagnostic
+            && ty == PacketType::KERNEL_DISPATCH
+            && matches!(
                 kernels.lookup(handle_at(raw, po::KERNEL_OBJECT)),
                 KernelLookup::Known(k) if k.runtime_blit
             );
-        }
-        let blit = blit && diagnostic;
         let completion = handle_at(raw, po::COMPLETION_SIGNAL);
         if has_completion && completion != 0 && !s.may_complete(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);
@@ -372,6 +361,56 @@ impl Processor {
             }
         } else {
             Verdict::Wait
+        }
+    }
+}
+
+impl Processor {
+    /// [`Processor::judge`] for a dispatch that parsed cleanly: the same
+    /// checks in the same order, without the barrier and packet-type cases
+    /// that cannot apply to it (a dispatch has a completion signal, names no
+    /// dependency and never waits).
+    #[inline]
+    fn judge_dispatch<S: SignalOps + ?Sized, T: KernelTable + ?Sized>(
+        &self,
+        p: &crate::abi::KernelDispatchPacket,
+        s: &S,
+        agent: u32,
+        kernels: &T,
+        diagnostic: bool,
+    ) -> Verdict {
+        let mut findings = ReasonSet::EMPTY;
+        let mut reasons = ReasonSet::EMPTY;
+        if p.group_segment_size > self.max_group_segment_size {
+            reasons.insert(Reason::GroupSegmentSizeExceedsLimit);
+        }
+        let mut blit = false;
+        match kernels.lookup(p.kernel_object) {
+            KernelLookup::NotTracked => {}
+            KernelLookup::Unknown => findings.insert(Reason::UnknownKernelObject),
+            KernelLookup::Known(k) if k.runtime_blit => {
+                blit = true;
+                check_against_kernel(p, &k, agent, &mut findings)
+            }
+            KernelLookup::Known(k) => check_against_kernel(p, &k, agent, &mut reasons),
+        }
+        let blit = blit && diagnostic;
+        let completion = p.completion_signal.handle;
+        if completion != 0 && !s.may_complete(completion) {
+            reasons.insert(Reason::CompletionSignalUnknown);
+        }
+        if blit {
+            findings.insert(Reason::RuntimeBlitKernelNotExecuted);
+        }
+        if !reasons.is_empty() {
+            if blit {
+                reasons.insert(Reason::RuntimeBlitKernelNotExecuted);
+            }
+            return Verdict::Reject(reasons);
+        }
+        Verdict::Complete {
+            completion_signal: completion,
+            findings,
         }
     }
 }
