@@ -480,7 +480,7 @@ fn dispatch_is_clean(header: u16, p: &KernelDispatchPacket, max_wg: u32) -> bool
         & (header_release_scope(header).0 <= FenceScope::SYSTEM.0);
     // `setup` is exactly `dimensions` (its reserved bits clear), 1 to 3.
     let dims = p.setup;
-    let dims_ok = (dims >= 1) & (dims <= 3);
+    let dims_ok = (1..=3).contains(&dims);
     let y_ok = (dims >= 2) | ((p.workgroup_size_y == 1) & (p.grid_size_y == 1));
     let z_ok = (dims >= 3) | ((p.workgroup_size_z == 1) & (p.grid_size_z == 1));
     let nonzero = (p.workgroup_size_x != 0)
