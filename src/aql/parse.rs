@@ -807,26 +807,9 @@ mod tests {
     #[test]
     fn the_clean_dispatch_shortcut_agrees_with_the_full_checks() {
         let base = KernelDispatchPacket {
-            header: make_header(
-                PacketType::KERNEL_DISPATCH,
-                false,
-                FenceScope::SYSTEM,
-                FenceScope::SYSTEM,
-            ),
-            setup: 1,
-            workgroup_size_x: 64,
-            workgroup_size_y: 1,
-            workgroup_size_z: 1,
-            reserved0: 0,
             grid_size_x: 256,
-            grid_size_y: 1,
-            grid_size_z: 1,
-            private_segment_size: 0,
-            group_segment_size: 0,
-            kernel_object: 0x1000,
             kernarg_address: 0x2000,
-            reserved2: 0,
-            completion_signal: HsaSignal { handle: 0 },
+            ..crate::aql::mock::valid_dispatch(0x1000, 0)
         };
         let headers: Vec<u16> = (0u8..4)
             .flat_map(|a| (0u8..4).map(move |r| (a, r)))

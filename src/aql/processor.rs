@@ -311,15 +311,8 @@ impl Processor {
                 reasons.insert(Reason::DependencySignalUnknown);
             }
         }
-        if blit {
-            findings.insert(Reason::RuntimeBlitKernelNotExecuted);
-        }
-        if !reasons.is_empty() {
-            // Rejected records carry the blit finding too (and no other).
-            if blit {
-                reasons.insert(Reason::RuntimeBlitKernelNotExecuted);
-            }
-            return Verdict::Reject(reasons);
+        if let Some(reject) = mark_blit_or_reject(reasons, &mut findings, blit) {
+            return reject;
         }
         let ready = match parsed {
             // AND: every non-null dependency is 0 (vacuously true with none).
@@ -363,9 +356,7 @@ impl Processor {
             Verdict::Wait
         }
     }
-}
 
-impl Processor {
     /// [`Processor::judge`] for a dispatch that parsed cleanly: the same
     /// checks in the same order, without the barrier and packet-type cases
     /// that cannot apply to it (a dispatch has a completion signal, names no
@@ -399,20 +390,35 @@ impl Processor {
         if completion != 0 && !s.may_complete(completion) {
             reasons.insert(Reason::CompletionSignalUnknown);
         }
-        if blit {
-            findings.insert(Reason::RuntimeBlitKernelNotExecuted);
-        }
-        if !reasons.is_empty() {
-            if blit {
-                reasons.insert(Reason::RuntimeBlitKernelNotExecuted);
-            }
-            return Verdict::Reject(reasons);
+        if let Some(reject) = mark_blit_or_reject(reasons, &mut findings, blit) {
+            return reject;
         }
         Verdict::Complete {
             completion_signal: completion,
             findings,
         }
     }
+}
+
+/// The end of every judgement: a blit dispatch carries its finding, and
+/// any reason rejects the packet (a rejected blit carries the finding too,
+/// and no other). `None`: nothing rejects it.
+#[inline]
+fn mark_blit_or_reject(
+    mut reasons: ReasonSet,
+    findings: &mut ReasonSet,
+    blit: bool,
+) -> Option<Verdict> {
+    if blit {
+        findings.insert(Reason::RuntimeBlitKernelNotExecuted);
+    }
+    if reasons.is_empty() {
+        return None;
+    }
+    if blit {
+        reasons.insert(Reason::RuntimeBlitKernelNotExecuted);
+    }
+    Some(Verdict::Reject(reasons))
 }
 
 /// A dispatch checked against the kernel it names.
