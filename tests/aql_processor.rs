@@ -491,11 +491,50 @@ fn records_carry_queue_id_thread_and_ordered_timestamps() {
     r.drain();
     let (a, b) = (&r.records()[0], &r.records()[1]);
     assert_eq!((a.queue_id, a.thread), (QID, 4242));
-    assert!(a.observed_ns < a.done_ns);
-    // Within one drain the next packet is taken the moment the previous one is
-    // done: one clock read per packet.
+    // The first packet's done time is the reading it was observed at (the
+    // stride's first), and within one drain the next packet is taken the
+    // moment the previous one is done; the last packet reads the clock.
+    assert!(a.observed_ns > 0);
+    assert_eq!(a.done_ns, a.observed_ns);
     assert_eq!(a.done_ns, b.observed_ns);
     assert!(b.observed_ns < b.done_ns);
+    assert_eq!(r.sink.clock(), 2, "two packets, two reads");
+}
+
+#[test]
+fn a_one_packet_drain_reads_the_clock_once() {
+    let mut r = Rig::new(8, &[]);
+    for round in 1..=3u64 {
+        r.q.submit(&dispatch_bytes(round, 0));
+        assert_eq!(r.drain(), DrainOutcome::Idle);
+        let rec = r.records()[round as usize - 1];
+        assert_eq!(r.sink.clock(), round, "one read per one-packet drain");
+        assert_eq!((rec.observed_ns, rec.done_ns), (round, round));
+    }
+}
+
+#[test]
+fn a_sink_that_wants_no_times_never_reads_the_clock() {
+    let mut r = Rig::new(64, &[0]);
+    r.sink.untimed = true;
+    for i in 0..40 {
+        r.q.submit(&dispatch_bytes(i + 1, 0));
+    }
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    // A barrier that waits, then proceeds: its wait is not timed either.
+    let dep = r.s.handle(0);
+    r.s.set(dep, 1);
+    r.q.submit(&encode_barrier_and(&barrier_and([dep, 0, 0, 0, 0], 0)));
+    assert!(matches!(r.drain(), DrainOutcome::BlockedOnBarrier { .. }));
+    assert_eq!(r.state.pending_observed_ns, None);
+    r.s.set(dep, 0);
+    assert_eq!(r.drain(), DrainOutcome::Idle);
+    assert_eq!(r.records().len(), 41);
+    assert_eq!(r.sink.clock(), 0, "no clock read");
+    for rec in r.records() {
+        assert_eq!((rec.observed_ns, rec.done_ns), (0, 0));
+        assert_eq!(rec.status, Status::Validated);
+    }
 }
 
 #[test]
@@ -710,9 +749,9 @@ fn a_long_drain_reads_the_clock_for_its_first_and_last_packet_and_every_stride_b
     assert_eq!(recs.len() as u64, n);
     // The mock clock ticks by one per read.
     let first = recs[0];
-    assert!(
-        first.observed_ns < first.done_ns,
-        "the first packet reads it"
+    assert_eq!(
+        first.observed_ns, first.done_ns,
+        "the first packet is done at the reading it was observed at"
     );
     for (i, w) in recs.windows(2).enumerate() {
         // Chained: the next packet is taken when the previous one is done.
@@ -726,7 +765,8 @@ fn a_long_drain_reads_the_clock_for_its_first_and_last_packet_and_every_stride_b
             i + 1
         );
     }
-    // Two reads for the first packet, then one per stride and the last.
+    // One read for the first packet, then one per stride and the last.
     let reads = recs[recs.len() - 1].done_ns - recs[0].observed_ns + 1;
-    assert_eq!(reads, 2 + 2 + 1);
+    assert_eq!(reads, 1 + 2 + 1);
+    assert_eq!(r.sink.clock(), 4);
 }

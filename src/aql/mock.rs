@@ -242,6 +242,9 @@ pub struct VecSink {
     pub records: Vec<PacketRecord>,
     clock: AtomicU64,
     pub thread: u32,
+    /// Says it wants no times ([`RecordSink::wants_times`]), as the shim's
+    /// sink does with capture off.
+    pub untimed: bool,
 }
 
 impl VecSink {
@@ -253,6 +256,12 @@ impl VecSink {
     pub fn advance(&self, ns: u64) {
         self.clock.fetch_add(ns, Ordering::Relaxed);
     }
+
+    /// The clock's current value: the reads so far, plus what
+    /// [`VecSink::advance`] added.
+    pub fn clock(&self) -> u64 {
+        self.clock.load(Ordering::Relaxed)
+    }
 }
 
 impl RecordSink for VecSink {
@@ -262,6 +271,10 @@ impl RecordSink for VecSink {
 
     fn now_ns(&self) -> u64 {
         self.clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    fn wants_times(&self) -> bool {
+        !self.untimed
     }
 
     fn thread_id(&self) -> u32 {

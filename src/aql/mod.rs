@@ -101,9 +101,11 @@ pub struct PacketRecord {
     /// When the processor observed the packet (ns, the runtime's 1 GHz domain).
     pub observed_ns: u64,
     /// When the processor finished with it (completed or rejected). Within
-    /// a drain the clock is read every [`processor::CLOCK_STRIDE`] packets
-    /// (and for the first and last): a packet between two reads carries the
-    /// earlier reading.
+    /// a drain one clock reading serves up to [`processor::CLOCK_STRIDE`]
+    /// packets: a packet between two reads carries the earlier reading, and a
+    /// one-packet drain's single reading is both its times. 0 (and
+    /// `observed_ns` 0) when the sink does not want times
+    /// ([`RecordSink::wants_times`]).
     pub done_ns: u64,
     /// OS thread id of the thread that processed it.
     pub thread: u32,
@@ -196,6 +198,12 @@ pub trait RecordSink {
     fn record(&mut self, rec: &PacketRecord);
     /// Current time in ns (1 GHz domain).
     fn now_ns(&self) -> u64;
+    /// Whether the records' times are used. A sink that only counts (the
+    /// shim with capture off) says no, and the processor then never reads
+    /// the clock: its records carry 0 for both times.
+    fn wants_times(&self) -> bool {
+        true
+    }
     /// OS thread id of the caller.
     fn thread_id(&self) -> u32;
 }

@@ -43,8 +43,9 @@ use crate::abi::packet_offset as po;
 /// INVALID, every other header bit zero.
 pub const INVALID_HEADER: u16 = PacketType::INVALID.0 as u16;
 
-/// Within one drain, the clock is read for every `CLOCK_STRIDE`-th packet
-/// (and the first and last); see [`Processor::drain_with`].
+/// Within one drain, one clock reading is the done time of at most
+/// `CLOCK_STRIDE` packets (the first and last packets have their own rules);
+/// see [`Processor::drain_with`].
 pub const CLOCK_STRIDE: u32 = 16;
 
 /// Per-queue processor state. Start from `QueueState::default()`.
@@ -162,14 +163,21 @@ impl Processor {
     {
         let write_index = q.load_write_index();
         let mut thread = None;
-        // Within one drain the processor goes straight from finishing one packet
-        // to taking the next, so a packet's observed time is the previous one's
-        // done time. The clock is read for the first and the last packet of
-        // the drain and every CLOCK_STRIDE packets in between (a clock read
-        // costs more than the rest of a packet's handling); a packet between
-        // two reads carries the earlier reading as its done time.
-        let mut last_done: Option<u64> = None;
-        let mut taken: u32 = 0;
+        // Within one drain the processor goes straight from finishing one
+        // packet to taking the next, so a packet's observed time is the
+        // previous one's done time. A clock read costs more than the rest of
+        // a packet's handling, so the clock is read when the drain takes its
+        // first packet, then for the done time of a packet once the latest
+        // reading has served CLOCK_STRIDE packets, and for the done time of
+        // the last packet unless it was observed at that very reading (so a
+        // one-packet drain reads the clock once). Between reads a packet
+        // carries the latest reading as its done time. A sink that does not
+        // want times gets 0 for both, and the clock is never read.
+        let timed = sink.wants_times();
+        // The latest reading in this drain, and how many finished packets
+        // carry it as their done time.
+        let mut reading: Option<u64> = None;
+        let mut carried: u32 = 0;
         while state.observed_through < write_index {
             let index = state.observed_through;
             // Acquire: pairs with the producer's release store of the header,
@@ -181,16 +189,22 @@ impl Processor {
             }
             let observed_ns = match state.pending_observed_ns.take() {
                 Some(t) => t,
-                None => match last_done {
+                None => match reading {
                     Some(t) => t,
-                    None => sink.now_ns(),
+                    None if timed => {
+                        let t = sink.now_ns();
+                        reading = Some(t);
+                        carried = 0;
+                        t
+                    }
+                    None => 0,
                 },
             };
             let raw = q.read_packet(index);
             let (status, reasons, completion_signal) =
                 match self.judge(&raw, s, agent, kernels, true) {
                     Verdict::Wait => {
-                        state.pending_observed_ns = Some(observed_ns);
+                        state.pending_observed_ns = timed.then_some(observed_ns);
                         state.barrier_waits += 1;
                         return DrainOutcome::BlockedOnBarrier { index };
                     }
@@ -201,12 +215,23 @@ impl Processor {
                     Verdict::Reject(reasons) => (Status::Rejected, reasons, 0),
                 };
             let thread = *thread.get_or_insert_with(|| sink.thread_id());
-            let done_ns = match last_done {
-                Some(t) if taken % CLOCK_STRIDE != 0 && index + 1 != write_index => t,
-                _ => sink.now_ns(),
+            let last = index + 1 == write_index;
+            let done_ns = match reading {
+                // The reading this packet was observed at, or one carried
+                // by fewer than CLOCK_STRIDE packets before it; the last
+                // packet takes a fresh one unless it was observed at it.
+                Some(t) if carried < CLOCK_STRIDE && !(last && carried > 0) => {
+                    carried += 1;
+                    t
+                }
+                _ if timed => {
+                    let t = sink.now_ns();
+                    reading = Some(t);
+                    carried = 1;
+                    t
+                }
+                _ => 0,
             };
-            taken = taken.wrapping_add(1);
-            last_done = Some(done_ns);
             let rec = PacketRecord {
                 queue_id,
                 packet_index: index,

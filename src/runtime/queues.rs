@@ -666,6 +666,13 @@ impl RecordSink for Sink<'_, '_> {
     fn now_ns(&self) -> u64 {
         sys::now_ns()
     }
+    /// Only the capture reads the times: with capture off (or in a forked
+    /// child, which stops capturing) the records are only counted, and the
+    /// doorbell path reads no clock.
+    #[inline]
+    fn wants_times(&self) -> bool {
+        self.producer.is_some() && !lifecycle::in_forked_child()
+    }
     #[inline]
     fn thread_id(&self) -> u32 {
         self.tid
