@@ -766,23 +766,18 @@ impl BatchEncoder {
         // extension (1 + 31).
         let mut o = [0u8; 64];
         let mut n = 1;
-        let mut put_varint = |o: &mut [u8; 64], mut v: u64| {
-            while v >= 0x80 {
-                o[n] = (v as u8) | 0x80;
-                n += 1;
-                v >>= 7;
-            }
-            o[n] = v as u8;
-            n += 1;
-        };
         let mut t = tag::SAME_QUEUE | tag::NEXT_SEQ | tag::NEXT_INDEX | tag::SAME_THREAD;
         t |= tag::SAME_VERDICT;
         if observed_ns == q.done_ns {
             t |= tag::CHAINED_TIME;
         } else {
-            put_varint(&mut o, zigzag(observed_ns.wrapping_sub(q.done_ns) as i64));
+            n = varint_at(
+                &mut o,
+                n,
+                zigzag(observed_ns.wrapping_sub(q.done_ns) as i64),
+            );
         }
-        put_varint(&mut o, done_ns.wrapping_sub(observed_ns));
+        n = varint_at(&mut o, n, done_ns.wrapping_sub(observed_ns));
         let at = word * 8;
         let mut old = [0u8; 8];
         old.copy_from_slice(&q.raw[at..at + 8]);
@@ -793,15 +788,20 @@ impl BatchEncoder {
             o[n] = 1 << word;
             let mask_at = n + 1;
             n += 2;
-            let mut mask = 0u8;
-            let mut rest = x;
+            // Bit i of `mask` for each nonzero byte i of `x`: fold each
+            // byte onto its low bit, then gather the eight low bits.
+            let mut low = x | (x >> 4);
+            low |= low >> 2;
+            low |= low >> 1;
+            low &= 0x0101_0101_0101_0101;
+            let mask = (low.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+            let mut rest = mask;
             while rest != 0 {
                 // The differing bytes, in increasing order.
-                let i = rest.trailing_zeros() / 8;
-                mask |= 1 << i;
+                let i = rest.trailing_zeros();
                 o[n] = (x >> (8 * i)) as u8;
                 n += 1;
-                rest &= !(0xffu64 << (8 * i));
+                rest &= rest - 1;
             }
             o[mask_at] = mask;
             q.raw[at..at + 8].copy_from_slice(&value.to_le_bytes());
@@ -841,6 +841,30 @@ impl BatchEncoder {
         self.count = 0;
         Some(&self.buf)
     }
+}
+
+/// Writes `v` as a varint at `o[n..]` and returns the index after it
+/// ([`BatchEncoder::push_next`]'s scratch record, which has room for the
+/// longest form); the one- and two-byte forms, a launch loop's usual time
+/// gaps, without the loop.
+#[inline(always)]
+fn varint_at(o: &mut [u8; 64], mut n: usize, mut v: u64) -> usize {
+    if v < 0x80 {
+        o[n] = v as u8;
+        return n + 1;
+    }
+    if v < 0x4000 {
+        o[n] = (v as u8) | 0x80;
+        o[n + 1] = (v >> 7) as u8;
+        return n + 2;
+    }
+    while v >= 0x80 {
+        o[n] = (v as u8) | 0x80;
+        n += 1;
+        v >>= 7;
+    }
+    o[n] = v as u8;
+    n + 1
 }
 
 /// Why a PacketBatch payload could not be decoded.
@@ -1078,9 +1102,15 @@ mod tests {
             _ => i.wrapping_mul(0x0101_0101_0101_0101),
         };
         r.raw[40..48].copy_from_slice(&addr.to_le_bytes());
-        let t = 1_000_000 + i * (step % 3 * 700 + 1);
+        // Steps 6 and 11 have gaps of every varint length (up to 8 bytes).
+        let far = if step == 6 || step == 11 {
+            1u64 << (i % 50)
+        } else {
+            0
+        };
+        let t = 1_000_000 + i * (step % 3 * 700 + 1) + far;
         r.observed_ns = if step % 5 == 0 { base.done_ns + i } else { t };
-        r.done_ns = r.observed_ns + (i * step) % 300;
+        r.done_ns = r.observed_ns + (i * step) % 300 + if step == 11 { far } else { 0 };
         r
     }
 
