@@ -2097,7 +2097,14 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
     let dir = work_dir("endings");
     let capture = dir.join(format!("{tag}.sgcap"));
     let _ = std::fs::remove_file(&capture);
-    let mut child = Command::new(&exe)
+    // The program starts with SIGINT and SIGTERM at their default action,
+    // whatever this test inherited: a shell without job control starts a
+    // background job with SIGINT ignored (`./scripts/test &`), and the shim
+    // rightly leaves an ignored signal alone, so the SIGINT test would wait
+    // for an ending that never comes. `env` execs the program (same pid).
+    let mut child = Command::new("env")
+        .arg("--default-signal=INT,TERM")
+        .arg(&exe)
         .arg(mode)
         .current_dir(&dir)
         .env("LD_PRELOAD", shim())
