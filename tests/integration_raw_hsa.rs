@@ -2044,6 +2044,9 @@ struct Ended {
     stdout: String,
     stderr: String,
     capture: PathBuf,
+    /// `/proc/PID/status` read when the program said it was ready (with
+    /// signals to send; empty otherwise).
+    proc_status_at_ready: String,
 }
 
 impl Ended {
@@ -2092,6 +2095,12 @@ fn facts_of(stdout: &str) -> BTreeMap<String, String> {
 /// `sg: ready=1` line (printed after every wait returned) and sends the
 /// signal at once: no sleep, no hoping.
 fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
+    run_ending_signals(mode, tag, "--default-signal=INT,TERM", kill.as_slice())
+}
+
+/// [`run_ending`] with the program's starting signal dispositions given as
+/// an `env` option, and a list of signals sent one after the other.
+fn run_ending_signals(mode: &str, tag: &str, dispositions: &str, kill: &[i32]) -> Ended {
     use std::io::{BufRead, Read};
     let exe = compile("endings");
     let dir = work_dir("endings");
@@ -2103,7 +2112,7 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
     // rightly leaves an ignored signal alone, so the SIGINT test would wait
     // for an ending that never comes. `env` execs the program (same pid).
     let mut child = Command::new("env")
-        .arg("--default-signal=INT,TERM")
+        .arg(dispositions)
         .arg(&exe)
         .arg(mode)
         .current_dir(&dir)
@@ -2140,10 +2149,16 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
         }
         s
     });
-    if let Some(sig) = kill {
+    let mut proc_status_at_ready = String::new();
+    if !kill.is_empty() {
         rx.recv_timeout(RUN_TIMEOUT)
             .unwrap_or_else(|_| panic!("endings {mode} never said it was ready"));
-        // Our own child, still unreaped (we have not waited for it).
+        proc_status_at_ready =
+            std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    }
+    for sig in kill {
+        // Our own child, still unreaped (we have not waited for it): `kill`
+        // returns once the signal is sent, so the signals arrive in order.
         let st = Command::new("kill")
             .args([format!("-{sig}"), pid.to_string()])
             .status()
@@ -2159,6 +2174,7 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
         stdout,
         stderr: err_t.join().unwrap(),
         capture,
+        proc_status_at_ready,
     }
 }
 
@@ -2281,6 +2297,52 @@ fn sigterm_without_a_program_handler_finalises_the_capture_then_kills_the_progra
 #[test]
 fn sigint_without_a_program_handler_finalises_the_capture_then_kills_the_program() {
     check_signal_finalised(libc::SIGINT, "sigint");
+}
+
+#[test]
+fn a_program_started_with_sigint_ignored_keeps_ignoring_it() {
+    // The shim arms only signals at their default action: SIGINT, ignored
+    // from the start, stays ignored (the kernel's view of the running
+    // program, read once the shim is set up), and the SIGINT sent does not
+    // end the program nor the capture; the SIGTERM after it does, through
+    // the shim's hook.
+    let e = run_ending_signals(
+        "wait_kill",
+        "sigint_ignored",
+        "--ignore-signal=INT",
+        &[libc::SIGINT, libc::SIGTERM],
+    );
+    let mask = |key: &str| {
+        e.proc_status_at_ready
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .unwrap_or_else(|| panic!("no {key} in /proc status\n{}", e.context()))
+    };
+    let bit = |sig: i32| 1u64 << (sig - 1);
+    let (ignored, caught) = (mask("SigIgn:"), mask("SigCgt:"));
+    assert!(
+        ignored & bit(libc::SIGINT) != 0,
+        "SIGINT no longer ignored: {ignored:x}"
+    );
+    assert!(
+        caught & bit(libc::SIGINT) == 0,
+        "the shim caught SIGINT: {caught:x}"
+    );
+    assert!(
+        caught & bit(libc::SIGTERM) != 0,
+        "SIGTERM not armed: {caught:x}"
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.signal(), Some(libc::SIGTERM), "{}", e.context());
+    let cap = e.read();
+    assert_eq!(
+        cap.end.kind,
+        Some(softgpu_hsa::capture::EndKind::Signal(libc::SIGTERM as u32)),
+        "{}",
+        e.context()
+    );
+    all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), &e);
 }
 
 #[test]
