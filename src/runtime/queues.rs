@@ -586,6 +586,15 @@ struct Sink<'a, 'k> {
 }
 
 impl Sink<'_, '_> {
+    /// Whether this pass's records go to a capture: a producer exists and
+    /// this is not a forked child (which has no writer thread and must never
+    /// write into its parent's capture: it stops capturing, counts still
+    /// kept).
+    #[inline]
+    fn capturing(&self) -> bool {
+        self.producer.is_some() && !lifecycle::in_forked_child()
+    }
+
     /// The dispatch's kernarg bytes, copied now (before its completion is
     /// signalled) into `buf`, from memory this runtime allocated only
     /// (virtual mode), or from memory the real runtime allocated through the
@@ -649,9 +658,7 @@ impl RecordSink for Sink<'_, '_> {
             self.counts.rejected += 1;
             log_reject(rec);
         }
-        if self.producer.is_some() && !lifecycle::in_forked_child() {
-            // A forked child has no writer thread and must never write into its
-            // parent's capture: it stops capturing (counts still kept).
+        if self.capturing() {
             let mut producer = self.producer.take();
             if let Some(p) = producer.as_deref_mut() {
                 match self.kernarg(rec) {
@@ -667,11 +674,11 @@ impl RecordSink for Sink<'_, '_> {
         sys::now_ns()
     }
     /// Only the capture reads the times: with capture off (or in a forked
-    /// child, which stops capturing) the records are only counted, and the
-    /// doorbell path reads no clock.
+    /// child) the records are only counted, and the doorbell path reads no
+    /// clock.
     #[inline]
     fn wants_times(&self) -> bool {
-        self.producer.is_some() && !lifecycle::in_forked_child()
+        self.capturing()
     }
     #[inline]
     fn thread_id(&self) -> u32 {
