@@ -1059,3 +1059,50 @@ fn inspect_replay_and_diff_read_the_1_1_fixtures_as_they_read_2_0_files_of_the_s
         }
     }
 }
+
+/// Pending counts come from the file: two queues ended with counts that add
+/// up past `u64::MAX` (a fuzzer's find) read back as they are, their total
+/// saturates instead of overflowing (a panic in a debug build, a wrapped
+/// small number in a release one), and `softgpu inspect` says the capture
+/// is incomplete with the saturated total.
+#[test]
+fn pending_counts_that_add_up_past_u64_max_saturate_and_never_panic() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader_pending");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("huge-pending.sgcap");
+    let w = CaptureWriter::create_with(
+        &path,
+        header(),
+        Box::new(|_| KernargClass::Softgpu),
+        Default::default(),
+    )
+    .unwrap();
+    let mut a = w.register_queue(10, 1, 64, 0);
+    let b = w.register_queue(11, 1, 64, 0);
+    a.push(&rec(10, 0));
+    a.end(u64::MAX, 5);
+    b.end(2, 6);
+    w.finish(0, 9).unwrap();
+    let cap = read_bytes(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        cap.end.pending_at_destroy,
+        vec![(10, u64::MAX), (11, 2)],
+        "{:?}",
+        cap.end
+    );
+    assert_eq!(cap.end.pending_packets(), u64::MAX);
+    assert!(!cap.complete);
+    let out = softgpu(&["inspect"], &[&path]);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        all.contains(&format!(
+            "{} packets were never processed when their queue was destroyed",
+            u64::MAX
+        )),
+        "{all}"
+    );
+}

@@ -344,14 +344,18 @@ pub struct Ending {
 }
 
 impl Ending {
-    /// Packets pending at queue destroy and at the ending, added up.
+    /// Packets pending at queue destroy and at the ending, added up. The
+    /// counts come from the file, so the sum saturates at `u64::MAX` rather
+    /// than overflow.
     pub fn pending_packets(&self) -> u64 {
-        self.pending_at_destroy
-            .iter()
-            .chain(&self.pending_at_exit)
-            .map(|p| p.1)
-            .sum()
+        packet_total(&self.pending_at_destroy).saturating_add(packet_total(&self.pending_at_exit))
     }
+}
+
+/// The packets in a `(queue_id, packets)` list, added up, saturating at
+/// `u64::MAX` (the counts come from a file and may be anything).
+pub fn packet_total(list: &[(u64, u64)]) -> u64 {
+    list.iter().fold(0u64, |n, p| n.saturating_add(p.1))
 }
 
 /// A capture read back by [`read_bytes`] or [`read_file`].

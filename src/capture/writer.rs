@@ -1514,7 +1514,7 @@ impl WriterState {
                         None => Ok(CaptureSummary {
                             counts: self.counts,
                             stalls: req.stalls,
-                            pending_packets: req.pending.iter().map(|p| p.1).sum(),
+                            pending_packets: super::packet_total(&req.pending),
                             uncommitted: req.finish_seq.saturating_sub(self.next),
                             path: self.shared.path.clone(),
                         }),

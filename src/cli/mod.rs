@@ -467,14 +467,14 @@ fn incomplete_reasons(cap: &crate::capture::Capture) -> Vec<String> {
         ));
     }
     if !e.pending_at_exit.is_empty() {
-        let n: u64 = e.pending_at_exit.iter().map(|p| p.1).sum();
+        let n = crate::capture::packet_total(&e.pending_at_exit);
         why.push(format!(
             "{n} packets were pending at exit and never processed (behind an unsatisfied barrier, or never published): {}",
             queue_list(&e.pending_at_exit)
         ));
     }
     if !e.pending_at_destroy.is_empty() {
-        let n: u64 = e.pending_at_destroy.iter().map(|p| p.1).sum();
+        let n = crate::capture::packet_total(&e.pending_at_destroy);
         why.push(format!(
             "{n} packets were never processed when their queue was destroyed (behind an unsatisfied barrier, or never published): {}",
             queue_list(&e.pending_at_destroy)
