@@ -21,6 +21,9 @@ pub struct Report {
     pub ran: usize,
     pub passed: usize,
     pub skipped: usize,
+    /// Each skipped test with the reason it printed (the `file:line: Skipped` block's text,
+    /// empty when it gave none).
+    pub skips: Vec<(String, String)>,
     pub failed: Vec<Failed>,
     /// The final `[==========] N tests from M test suites ran.` line was printed.
     pub complete: bool,
@@ -59,10 +62,20 @@ pub fn parse(out: &str) -> Report {
             continue;
         }
         if let Some(rest) = line.strip_prefix("[  SKIPPED ] ") {
-            if current.as_ref().is_some_and(|(n, _)| *n == test_name(rest)) {
-                r.skipped += 1;
-                current = None;
-                block = None;
+            if let Some((name, blocks)) = current.take() {
+                if name == test_name(rest) {
+                    r.skipped += 1;
+                    let reason = blocks
+                        .into_iter()
+                        .chain(block.take())
+                        .filter_map(|b| skip_reason(&b))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    r.skips.push((name, reason));
+                    block = None;
+                    continue;
+                }
+                current = Some((name, blocks));
             }
             continue;
         }
@@ -72,6 +85,8 @@ pub fn parse(out: &str) -> Report {
                     if let Some(b) = block.take() {
                         blocks.push(b);
                     }
+                    // A skip after a failure leaves the test failed; its message is no failure.
+                    blocks.retain(|b| skip_reason(b).is_none());
                     r.failed.push(Failed { name, blocks });
                     continue;
                 }
@@ -86,7 +101,7 @@ pub fn parse(out: &str) -> Report {
         let Some((_, blocks)) = current.as_mut() else {
             continue;
         };
-        if is_failure_head(line) {
+        if is_failure_head(line) || is_skip_head(line) {
             if let Some(b) = block.take() {
                 blocks.push(b);
             }
@@ -105,6 +120,26 @@ pub fn parse(out: &str) -> Report {
 /// `path:line: Failure` (gtest) or `unknown file: Failure` (an exception escaped the test).
 fn is_failure_head(line: &str) -> bool {
     line.ends_with(": Failure") || line.contains(": Failure\r")
+}
+
+/// `path:line: Skipped`, which gtest prints before a `GTEST_SKIP()`'s message.
+fn is_skip_head(line: &str) -> bool {
+    line.trim_end_matches('\r').ends_with(": Skipped")
+}
+
+/// The message of a `Skipped` block on one line, or None for a block of another kind.
+fn skip_reason(block: &str) -> Option<String> {
+    let mut lines = block.lines();
+    if !lines.next().is_some_and(is_skip_head) {
+        return None;
+    }
+    Some(
+        lines
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
 }
 
 /// A number as gtest, the libraries' printers or iostreams print one: integers, decimals,
@@ -390,6 +425,37 @@ Expected equality of these values:
         assert!(
             !is_numerical(&r.failed[1].blocks[0]),
             "hipSuccess vs 2 names an error"
+        );
+    }
+
+    #[test]
+    fn a_skipped_test_is_counted_with_the_reason_it_printed_and_is_not_a_failure() {
+        let out = "\
+[ RUN      ] s.fits
+[       OK ] s.fits (0 ms)
+[ RUN      ] s.big/0
+shared/accuracy_test.h:211: Skipped
+Problem size (80 GiB) raw data
+too large for device
+
+[  SKIPPED ] s.big/0, where GetParam() = 3 (0 ms)
+[ RUN      ] s.quiet
+[  SKIPPED ] s.quiet (0 ms)
+[==========] 3 tests from 1 test suite ran. (1 ms total)
+";
+        let r = parse(out);
+        assert!(r.complete);
+        assert_eq!((r.ran, r.passed, r.skipped), (3, 1, 2));
+        assert!(r.failed.is_empty());
+        assert_eq!(
+            r.skips,
+            vec![
+                (
+                    "s.big/0".to_string(),
+                    "Problem size (80 GiB) raw data too large for device".to_string()
+                ),
+                ("s.quiet".to_string(), String::new()),
+            ]
         );
     }
 
