@@ -338,7 +338,13 @@ impl Observed {
             unsafe {
                 std::ptr::copy_nonoverlapping((self.base + off) as *const u8, raw.as_mut_ptr(), 64)
             };
-            let now = runtime::sys::now_ns();
+            // The times go only into a capture record: with capture off the
+            // clock is not read (the record is counted, never written).
+            let now = if side.producer.is_some() {
+                runtime::sys::now_ns()
+            } else {
+                0
+            };
             let (words, kernarg_bits) = VerdictMemo::key(&raw);
             let table = runtime::executables::kernels_generation();
             let (status, reasons) = match side.last_verdict {
