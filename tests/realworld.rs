@@ -834,12 +834,8 @@ struct Outcome {
     elapsed: Duration,
     /// For gtest programs: tests run, passed, failed numerically.
     gtest: Option<(usize, usize, usize)>,
-    /// For gtest programs: tests gtest reported as skipped.
-    skipped: usize,
-    /// For gtest programs: each skipped test and the reason it printed.
+    /// For gtest programs: each test gtest reported as skipped, and the reason it printed.
     skips: Vec<(String, String)>,
-    /// Kernel dispatches by kernel name, over every process of the run.
-    kernels: BTreeMap<String, u64>,
     /// Kernel dispatches whose arguments were captured and checked.
     args_checked: u64,
     /// Pointer arguments checked (one finding each) over those dispatches.
@@ -1041,9 +1037,8 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
                 })
                 .count();
             o.gtest = Some((r.ran, r.passed, numerical));
-            o.skipped = r.skipped;
             o.skips = r.skips.clone();
-            if r.ran > 0 && r.skipped == r.ran {
+            if r.ran > 0 && r.skips.len() == r.ran {
                 o.problems.push(format!(
                     "every one of the {} selected tests skipped, so the run tested nothing; \
                      first reason: {}",
@@ -1062,7 +1057,7 @@ fn judge(p: &Program, status: std::process::ExitStatus, stdout: &str, o: &mut Ou
                     o.problems.push(format!(
                         "the program counted {n} runtime issues (HIP calls that failed); \
                          {} tests skipped",
-                        r.skipped
+                        r.skips.len()
                     ));
                 }
             }
@@ -1227,10 +1222,6 @@ fn compare_processes(dir: &Path, with_witness: bool, o: &mut Outcome) {
             },
         };
         let (dispatches, mut problems) = compare::dispatches(&records);
-        for r in records.iter().filter(|r| r["type"] == "kernel_dispatch") {
-            let name = r["kernel_name"].as_str().unwrap_or("(no name)");
-            *o.kernels.entry(name.to_string()).or_default() += 1;
-        }
         if !with_witness {
             o.dispatches += dispatches.len() as u64;
             for p in argument_findings(&records, o) {
@@ -1372,7 +1363,7 @@ fn check_library(library: &str, hip: Hip) {
             o.gtest
                 .map(|(ran, passed, num)| format!(
                     ", gtest {ran} run, {passed} passed, {num} failed numerically, {} skipped",
-                    o.skipped
+                    o.skips.len()
                 ))
                 .unwrap_or_default(),
             if o.problems.is_empty() {
@@ -1400,24 +1391,12 @@ fn check_library(library: &str, hip: Hip) {
 // The matrix
 // ---------------------------------------------------------------------------------------------
 
-/// Programs whose dispatch count is not the same from run to run, with what is known. The
-/// matrix gives the row's count as the other programs' sum plus these programs by name, and
-/// prints what each launched (by kernel) so that a run can be compared with another.
-///
-/// None today. rocfft-test and hipfft-test were here: their counts varied (rocfft-test 92 on
-/// most runs, 65 once here, 77 and 44 in CI; hipfft-test 24 here, 6 in CI), with the witness
-/// holding. The skip reasons the suite now prints showed why: their host-memory check reads
-/// MemFree and skipped tests whenever the page cache had taken all but 1 GiB (see
-/// [`Workaround::HostMemAvailable`]); with MemFree pushed to 0.25 GiB here by reading files,
-/// hipfft-test launched 6 and rocfft-test 23, and 24 and 92 with the workaround.
-const VARYING: &[(&str, Hip)] = &[];
-
-fn varies(p: &Program) -> bool {
-    VARYING.iter().any(|(id, hip)| p.id == *id && p.hip == *hip)
-}
-
-/// Dispatch counts in the matrix: exact, but for the programs of [`VARYING`]. Every other
-/// program of the suite launches the same kernels on every run with a fresh HOME.
+/// Dispatch counts in the matrix, exact: every program of the suite launches the same
+/// kernels on every run with a fresh HOME. (rocfft-test's and hipfft-test's counts once varied,
+/// 92 and 24 here against as low as 44 and 6 in CI, with the witness holding: their
+/// host-memory check skipped tests whenever the page cache had taken all but 1 GiB, see
+/// [`Workaround::HostMemAvailable`]. With MemFree pushed to 0.25 GiB here they launched 23
+/// and 6, and 92 and 24 with the workaround.)
 fn matrix() -> String {
     let mut rows: Vec<(&'static str, Hip)> = Vec::new();
     for p in programs() {
@@ -1445,31 +1424,7 @@ fn matrix() -> String {
         } else {
             format!("**fails**: {}", failing.join(", "))
         };
-        let fixed: u64 = list
-            .iter()
-            .zip(&outcomes)
-            .filter(|(p, _)| !varies(p))
-            .map(|(_, o)| o.dispatches)
-            .sum();
-        let varying: Vec<String> = list
-            .iter()
-            .zip(&outcomes)
-            .filter(|(p, _)| varies(p))
-            .map(|(p, o)| {
-                assert!(
-                    o.dispatches > 0,
-                    "{} ({}): no dispatch captured",
-                    p.id,
-                    hip.version_full()
-                );
-                format!("`{}`'s (varies from run to run)", p.id)
-            })
-            .collect();
-        let count = if varying.is_empty() {
-            fixed.to_string()
-        } else {
-            format!("{fixed} + {}", varying.join(" + "))
-        };
+        let count: u64 = outcomes.iter().map(|o| o.dispatches).sum();
         let mut notes: Vec<&str> = Vec::new();
         for p in &list {
             for w in &p.workarounds {
@@ -1522,17 +1477,12 @@ fn the_readme_compatibility_matrix_is_what_the_suite_measured() {
             o.gtest
                 .map(|(ran, passed, _)| format!(
                     " (gtest {ran} run, {passed} passed, {} skipped)",
-                    o.skipped
+                    o.skips.len()
                 ))
                 .unwrap_or_default()
         );
         for (test, why) in &o.skips {
             eprintln!("  skipped {test}: {why}");
-        }
-        if varies(p) {
-            for (kernel, n) in &o.kernels {
-                eprintln!("  {n} {kernel}");
-            }
         }
     }
     common::generated_section("README.md", "realworld-matrix", &table);
@@ -1566,7 +1516,7 @@ fn the_judge_fails_a_run_whose_every_test_skipped_and_a_hip_failure_the_fft_test
     };
 
     let all = judged(&format!("{}{}{end}", skip("a"), skip("b")), 0);
-    assert_eq!(all.skipped, 2);
+    assert_eq!(all.skips.len(), 2);
     assert_eq!(all.problems.len(), 1, "{:?}", all.problems);
     assert!(
         all.problems[0].contains("every one of the 2 selected tests skipped")

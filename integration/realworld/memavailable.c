@@ -21,15 +21,15 @@ typedef int (*sysinfo_fn)(struct sysinfo *);
 
 int sysinfo(struct sysinfo *info)
 {
-    static sysinfo_fn real;
-    if (!real) {
-        void *sym = dlsym(RTLD_NEXT, "sysinfo");
-        if (!sym) {
-            errno = ENOSYS;
-            return -1;
-        }
-        *(void **)&real = sym;
+    /* Looked up on every call (the programs call it a few times per test), so that no
+     * shared state is written from several threads. */
+    sysinfo_fn real;
+    void *sym = dlsym(RTLD_NEXT, "sysinfo");
+    if (!sym) {
+        errno = ENOSYS;
+        return -1;
     }
+    *(void **)&real = sym;
     int r = real(info);
     if (r != 0 || info->mem_unit == 0)
         return r;
