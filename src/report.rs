@@ -1,7 +1,7 @@
 //! The report view: what a captured record means to a reader, shared by the
 //! CLI's reports (`softgpu inspect`, `run`) and the dispatch streams `softgpu
 //! diff` compares. Labels and summary wording for the capture's mode, resolved
-//! kernel names and targets, the JSONL object of `INTERFACES.md`, table lines
+//! kernel names and targets, the JSONL object of `docs/OUTPUT.md`, table lines
 //! and CSV rows. Pure: no I/O.
 //!
 //! Layers point one way: `cli` uses `diff` and this module, `diff` uses this
@@ -265,8 +265,8 @@ struct JsonHeader {
     release_fence_scope: &'static str,
 }
 
-/// The JSONL record. Field order follows `INTERFACES.md`; the fields after
-/// `raw` are extras.
+/// The JSONL record, field by field as `docs/OUTPUT.md` lists it (keep the
+/// two in step); the fields after `raw` are extras.
 #[derive(Serialize)]
 struct JsonRecord<'a> {
     seq: u64,

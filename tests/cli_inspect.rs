@@ -497,3 +497,80 @@ fn every_verb_has_help_and_bad_usage_exits_2() {
     let out = Command::new(bin).args(["frobnicate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// What a user-facing text must never name: the internal spec files, which
+/// live outside the repository (next to it, in `../shared/`) and are not
+/// shipped with the project.
+const OUTSIDE_THE_REPOSITORY: [&str; 6] = [
+    "INTERFACES.md",
+    "../shared/",
+    "shared/STYLE.md",
+    "shared/ANCHORS.md",
+    "shared/HSA-SURFACE.md",
+    "/work/shared",
+];
+
+#[test]
+fn no_help_text_readme_or_doc_points_at_a_file_outside_the_repository() {
+    let bin = env!("CARGO_BIN_EXE_softgpu");
+    let help = |args: &[&str]| -> String {
+        let out = Command::new(bin).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "softgpu {}", args.join(" "));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = help(&["--help"]);
+    // Every verb `softgpu --help` lists (clap's own `help` verb prints the
+    // verbs' texts, which are read here directly).
+    let verbs: Vec<&str> = top
+        .lines()
+        .skip_while(|l| l.trim_end() != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|v| *v != "help")
+        .collect();
+    for v in ["inspect", "replay", "run", "objects", "targets", "diff"] {
+        assert!(verbs.contains(&v), "{v} not among the verbs {verbs:?}");
+    }
+    let mut texts = vec![
+        ("softgpu --help".to_string(), top.clone()),
+        ("softgpu -h".to_string(), help(&["-h"])),
+    ];
+    for v in &verbs {
+        for flag in ["--help", "-h"] {
+            texts.push((format!("softgpu {v} {flag}"), help(&[v, flag])));
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    assert!(
+        docs.iter().any(|p| p.ends_with("docs/OUTPUT.md")),
+        "docs/OUTPUT.md, which the help texts point to, is missing"
+    );
+    files.extend(docs);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        texts.push((f.strip_prefix(root).unwrap().display().to_string(), text));
+    }
+    let mut found = Vec::new();
+    for (what, text) in &texts {
+        for (n, line) in text.lines().enumerate() {
+            for needle in OUTSIDE_THE_REPOSITORY {
+                if line.contains(needle) {
+                    found.push(format!("{what}, line {}: {needle}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "user-facing texts name files that are not in the repository:\n{}",
+        found.join("\n")
+    );
+}

@@ -259,3 +259,35 @@ fn the_table_says_every_non_null_kernarg_is_foreign_opaque() {
     assert_eq!(cell(lines[2]), "null", "{text}");
     assert_eq!(cell(lines[3]), "-", "{text}");
 }
+
+/// `replay --help` names every reason it leaves out of the comparison: each
+/// runtime-level reason of the one reason list (and no parser-level one),
+/// so adding a reason that needs the runtime's state fails here until the
+/// help says so.
+#[test]
+fn help_names_every_reason_left_out_of_the_comparison() {
+    let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+        .args(["replay", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(['\n', ' '], "");
+    for r in Reason::ALL {
+        let named = help.contains(r.code());
+        if r.is_runtime() {
+            assert!(
+                named,
+                "replay --help does not name {} as excluded",
+                r.code()
+            );
+        } else {
+            assert!(
+                !named,
+                "replay --help names the parser-level {} as excluded",
+                r.code()
+            );
+        }
+    }
+}

@@ -924,7 +924,7 @@ fn json_output_has_exactly_the_documented_fields() {
             "kernels"
         ])
     );
-    // INTERFACES.md's required kernel fields, plus the documented extras.
+    // the required kernel fields (docs/OUTPUT.md), plus the documented extras.
     assert_eq!(
         keys(&co["kernels"][0]),
         BTreeSet::from([

@@ -69,7 +69,7 @@ struct InspectArgs {
     /// The capture file (`.sgcap`).
     path: PathBuf,
     /// table: aligned columns and a summary line. jsonl: one JSON object per record
-    /// (fields as in INTERFACES.md). csv: a header row, then one row per record; the
+    /// (fields in docs/OUTPUT.md). csv: a header row, then one row per record; the
     /// first columns use rocprofv3 kernel_trace.csv names where the meaning matches.
     /// chrome: Chrome trace-event JSON (chrome://tracing, Perfetto): one track per
     /// queue (tid = queue id), one complete event per record from observed to done.
@@ -102,11 +102,16 @@ enum InspectFormat {
 /// so any non-null kernarg address is reported as foreign_opaque.
 ///
 /// The replayed status (validated or rejected) and reasons are compared with the
-/// captured ones. Reasons that depend on the runtime's live state and cannot be
-/// reproduced from the bytes alone (completion_signal_unknown,
-/// dependency_signal_unknown, and reason bits this build does not know) are excluded
-/// from the comparison; a packet rejected only for such reasons matches when the
-/// bytes parse as valid.
+/// captured ones. Reasons that need the runtime's live state (its signals, its loaded
+/// kernels and their metadata, the agent's limits) cannot be reproduced from the bytes
+/// alone and are excluded from the comparison: completion_signal_unknown,
+/// dependency_signal_unknown, runtime_blit_kernel_not_executed,
+/// group_segment_size_exceeds_limit, unknown_kernel_object,
+/// workgroup_size_exceeds_kernel_max, workgroup_size_differs_from_required,
+/// group_segment_size_below_static, private_segment_size_below_static,
+/// kernarg_address_null, kernel_object_wrong_agent, and reason bits this build does
+/// not know. A packet rejected only for such reasons matches when the bytes parse as
+/// valid.
 ///
 /// The table shows the offline kernarg class of each dispatch in its KERNARG column.
 ///
@@ -118,7 +123,7 @@ struct ReplayArgs {
     /// The capture file (`.sgcap`).
     path: PathBuf,
     /// table: one line per record and a summary line. jsonl: one JSON object per
-    /// record (summary on stderr).
+    /// record (fields in docs/OUTPUT.md; summary on stderr).
     #[arg(long, value_enum, default_value_t = ReplayFormat::Table)]
     format: ReplayFormat,
 }
@@ -204,7 +209,7 @@ struct RunArgs {
 struct ObjectsArgs {
     /// The file to read.
     path: PathBuf,
-    /// One JSON object (fields as in INTERFACES.md) instead of a table.
+    /// One JSON object (fields in docs/OUTPUT.md) instead of a table.
     #[arg(long)]
     json: bool,
 }

@@ -32,7 +32,8 @@ use crate::isa::{self, HIP_ACCEPTANCE_PROVENANCE, Registry, TargetDescriptor};
 ///
 /// --json prints a JSON array, one object per target in registry order, with id, aliases,
 /// supports_execution, gpu_targets, elf_machine, facts ({name: {value, provenance, kind}}),
-/// and more (arch, generation, feature, isa_name, product_name, hip_acceptance).
+/// and more (arch, generation, feature, isa_name, product_name, hip_acceptance);
+/// docs/OUTPUT.md describes every field.
 ///
 /// Exit status: 0; 2 when a TARGET is unknown (the message lists the supported ids) or
 /// when this build's registry is invalid (the message says why; the listing is printed).
@@ -81,7 +82,7 @@ pub fn targets(args: TargetsArgs) -> i32 {
     finish_output(result, code)
 }
 
-/// One descriptor as the JSON object of INTERFACES.md (plus extra fields).
+/// One descriptor as the JSON object `docs/OUTPUT.md` describes.
 pub fn descriptor_json(d: &TargetDescriptor) -> Value {
     let mut facts = Map::new();
     for (name, fact) in d.facts.named() {
