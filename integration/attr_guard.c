@@ -639,6 +639,17 @@ static void check_executable(hsa_agent_t gpu, const char *path) {
     }
     SG_EXPECT(kernels > 0 && variables > 0, "the code object has %u kernels and %u variables; need both",
               kernels, variables);
+    /* A handle that names no symbol (another object's handle, a symbol's index far past the
+       table, zero) is HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL, and nothing is written. */
+    const uint64_t bogus[] = {exec.handle, syms.h[0] + (1ull << 20), 0};
+    for (size_t i = 0; i < sizeof bogus / sizeof bogus[0]; i++) {
+        uint32_t len = 0xa5a5a5a5u;
+        hsa_status_t st = hsa_executable_symbol_get_info((hsa_executable_symbol_t){bogus[i]},
+                                                         HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &len);
+        SG_EXPECT(st == HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL && len == 0xa5a5a5a5u,
+                  "symbol_get_info(%#llx): status %#x, wrote %#x", (unsigned long long)bogus[i], st, len);
+    }
+    printf("bogus symbol handles: refused\n");
     printf("sg: kernels=%u\nsg: variables=%u\n", kernels, variables);
     SG_CHECK(hsa_executable_destroy(exec));
     SG_CHECK(hsa_code_object_reader_destroy(reader));

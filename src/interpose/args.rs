@@ -97,14 +97,30 @@ impl<'a> InfoOut<'a> {
         }
     }
 
+    /// Writes the value's bytes ([`Info::to_bytes`], without building them
+    /// in a `Vec`: HIP asks some attributes millions of times, the rocBLAS
+    /// client 11.8 million symbol attributes at start-up).
     pub fn write(&self, info: &Info) -> R {
+        match info {
+            Info::U8(v) => self.copy(&[*v]),
+            Info::U16(v) => self.copy(&v.to_le_bytes()),
+            Info::U32(v) => self.copy(&v.to_le_bytes()),
+            Info::U64(v) => self.copy(&v.to_le_bytes()),
+            Info::Bool(b) => self.copy(&[u8::from(*b)]),
+            Info::Bytes(b) => self.copy(b),
+        }
+    }
+
+    /// The bytes of one [`Info`] (private: their length is the attribute's
+    /// width only because they come from an `Info`, see `from_raw`).
+    fn copy(&self, bytes: &[u8]) -> R {
         if self.ptr.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
-        let bytes = info.to_bytes();
         // SAFETY: non-null and, by `from_raw`'s contract, valid for the
-        // attribute's width, which is `bytes.len()`. The source is our own
-        // Vec, so the ranges cannot overlap.
+        // attribute's width, which is `bytes.len()` (the bytes of the `Info`
+        // answered for it, as `write` passes them). The source is our own
+        // value or Vec, so the ranges cannot overlap.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr, bytes.len()) };
         Ok(())
     }

@@ -435,7 +435,18 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
 /// The body of `hsa_executable_symbol_get_info`, over its converted arguments.
 fn executable_symbol_get_info(sym: u64, attr: u32, out: InfoOut<'_>) -> R {
     let rt = rt()?;
-    let s = executables::symbol(sym)?;
+    // Borrowed under the symbol table's read lock, not copied (see
+    // `executables::with_symbol`); nothing here calls back into it.
+    executables::with_symbol(sym, |s| symbol_info(rt, s, attr, &out))?
+}
+
+/// One attribute of a symbol, written to `out`.
+fn symbol_info(
+    rt: &crate::runtime::Runtime,
+    s: &executables::SymbolEntry,
+    attr: u32,
+    out: &InfoOut<'_>,
+) -> R {
     let kernel = s.kind == crate::code_object::SymbolKind::Kernel;
     let kd = s.kd.unwrap_or_default();
     // What ROCr's loader answers (5.2.3 and 6.4, loader/executable.cpp):
