@@ -2582,6 +2582,28 @@ fn the_default_gfx90a_agent_answers_every_attribute_within_its_width() {
     assert_eq!(run.fact("agents"), "2", "{}", run.context());
 }
 
+#[test]
+fn symbols_answer_the_same_type_and_name_on_every_pass_as_hip_asks_them() {
+    // `integration/bench_symbols.c` (scripts/bench-launch's part 5 times it) asks
+    // every symbol its type, name length and name on each pass, as HIP 6.4 does
+    // once per kernel it registers; its checked passes before and after the
+    // timed ones must agree, and no name may be written past its length.
+    let co = attr_guard_code_object();
+    let co = co.to_string_lossy().into_owned();
+    let run = run_over("bench_symbols", "attr_guard_co", &[&co, "50"], &[]);
+    let guard = attr_guard("for_bench_symbols", "gfx90a");
+    let kernels = guard.fact_u64("kernels");
+    let symbols = kernels + guard.fact_u64("variables");
+    assert_eq!(run.fact_u64("symbols"), symbols, "{}", run.context());
+    assert_eq!(run.fact_u64("kernels"), kernels, "{}", run.context());
+    assert_eq!(
+        run.fact_u64("get_info_calls"),
+        3 * 50 * symbols,
+        "{}",
+        run.context()
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Probes: bad input that once hurt the host or told it something false
 // (integration/probes.c, one process per probe)

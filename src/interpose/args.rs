@@ -111,8 +111,16 @@ impl<'a> InfoOut<'a> {
         }
     }
 
-    /// The bytes of one [`Info`] (private: their length is the attribute's
-    /// width only because they come from an `Info`, see `from_raw`).
+    /// [`InfoOut::write`] of `Info::Bytes(bytes)`, without the `Vec`: for an
+    /// answer borrowed from a table (a symbol's name). As with `write`, the
+    /// bytes are the whole answer for the attribute asked, whose width the
+    /// caller sized the buffer for.
+    pub fn write_bytes(&self, bytes: &[u8]) -> R {
+        self.copy(bytes)
+    }
+
+    /// The bytes of one answer (see `from_raw`: their length is the
+    /// attribute's width).
     fn copy(&self, bytes: &[u8]) -> R {
         if self.ptr.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);

@@ -461,7 +461,8 @@ fn symbol_info(
             crate::abi::symbol_kind::VARIABLE
         })),
         Y::NAME_LENGTH => Some(Info::U32(s.name.len() as u32)),
-        Y::NAME => Some(Info::Bytes(s.name.as_bytes().to_vec())), // no NUL, as ROCr
+        // No NUL, as ROCr; written from the table, not copied into an Info.
+        Y::NAME => return out.write_bytes(s.name.as_bytes()),
         Y::MODULE_NAME_LENGTH => Some(Info::U32(0)),
         Y::MODULE_NAME => Some(Info::Bytes(Vec::new())),
         Y::LINKAGE => Some(Info::U32(u32::from(s.global))),
