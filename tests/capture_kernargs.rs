@@ -231,6 +231,57 @@ fn identical_blocks_are_stored_once_and_every_record_decodes_to_the_values_passe
 }
 
 #[test]
+fn dispatches_of_a_kernel_without_a_kernarg_segment_each_record_an_empty_captured_block() {
+    // The producer marks an empty block after an empty block as a repeat
+    // without comparing them (see `push_with_kernarg`); every record still
+    // says "captured, 0 bytes", around a non-empty block and an unreadable one.
+    let path = tmp("empty_blocks");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    w.add_code_object(vec![(KO, "_Z5saxpyfPfPKfi.kd".into())]);
+    let mut q = w.register_queue(1, 1, 64, 0);
+    let full = saxpy_block(2.0, 1000, 16);
+    for i in 0..8u64 {
+        let r = rec(i, dispatch_raw(KO, 64 * 16));
+        let k = match i {
+            4 => KernargSubmit::Bytes {
+                bytes: &full,
+                segment_size: 40,
+            },
+            5 => KernargSubmit::Unreadable(softgpu_hsa::capture::Unreadable::NullAddress),
+            _ => KernargSubmit::Bytes {
+                bytes: &[],
+                segment_size: 0,
+            },
+        };
+        q.push_with_kernarg(&r, k);
+    }
+    drop(q);
+    w.finish(0, 1).unwrap();
+    let cap = read_file(&path).unwrap();
+    assert_eq!(cap.records.len(), 8);
+    for (i, r) in cap.records.iter().enumerate() {
+        match (i, &r.kernarg) {
+            (4, RecordKernarg::Block { block, .. }) => {
+                assert_eq!(cap.kernarg_blocks[block], full, "record {i}")
+            }
+            (5, k) => assert!(
+                matches!(k, RecordKernarg::Unreadable(_)),
+                "record {i}: {k:?}"
+            ),
+            (
+                _,
+                RecordKernarg::Block {
+                    block,
+                    truncated_from: None,
+                    ..
+                },
+            ) => assert!(cap.kernarg_blocks[block].is_empty(), "record {i}"),
+            (_, k) => panic!("record {i}: {k:?}, not an empty captured block"),
+        }
+    }
+}
+
+#[test]
 fn a_repeated_launch_with_identical_arguments_adds_at_most_16_bytes_for_them() {
     let n = 20_000;
     let with = write("bytes_with", n, true, |_| saxpy_block(2.0, 1000, 16));
