@@ -364,9 +364,9 @@ impl QueueProducer {
                 // An empty block repeats the last empty one without a compare:
                 // comparing `&[]` (whose pointer is dangling, 0x1) calls glibc's
                 // memcmp with length 0 at that address, which costs 80 to 190 ns on
-                // this project's test machines (AMD, AVX-512: a fully masked
-                // vector load from an unmapped page), a launch's whole capture
-                // budget; with a real pointer it costs 1 ns.
+                // this project's test machines (AMD, AVX-512; most likely a fully
+                // masked vector load from an unmapped page), a launch's whole
+                // capture budget; with a real pointer it costs 1 ns.
                 if self.last_block_key == Some((bytes.len(), segment_size))
                     && (bytes.is_empty() || self.last_block[..bytes.len()] == *bytes)
                 {
