@@ -102,33 +102,27 @@ impl<'a> InfoOut<'a> {
     /// client 11.8 million symbol attributes at start-up).
     pub fn write(&self, info: &Info) -> R {
         match info {
-            Info::U8(v) => self.copy(&[*v]),
-            Info::U16(v) => self.copy(&v.to_le_bytes()),
-            Info::U32(v) => self.copy(&v.to_le_bytes()),
-            Info::U64(v) => self.copy(&v.to_le_bytes()),
-            Info::Bool(b) => self.copy(&[u8::from(*b)]),
-            Info::Bytes(b) => self.copy(b),
+            Info::U8(v) => self.write_bytes(&[*v]),
+            Info::U16(v) => self.write_bytes(&v.to_le_bytes()),
+            Info::U32(v) => self.write_bytes(&v.to_le_bytes()),
+            Info::U64(v) => self.write_bytes(&v.to_le_bytes()),
+            Info::Bool(b) => self.write_bytes(&[u8::from(*b)]),
+            Info::Bytes(b) => self.write_bytes(b),
         }
     }
 
     /// [`InfoOut::write`] of `Info::Bytes(bytes)`, without the `Vec`: for an
     /// answer borrowed from a table (a symbol's name). As with `write`, the
     /// bytes are the whole answer for the attribute asked, whose width the
-    /// caller sized the buffer for.
+    /// caller sized the buffer for (see `from_raw`).
     pub fn write_bytes(&self, bytes: &[u8]) -> R {
-        self.copy(bytes)
-    }
-
-    /// The bytes of one answer (see `from_raw`: their length is the
-    /// attribute's width).
-    fn copy(&self, bytes: &[u8]) -> R {
         if self.ptr.is_null() {
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         // SAFETY: non-null and, by `from_raw`'s contract, valid for the
-        // attribute's width, which is `bytes.len()` (the bytes of the `Info`
-        // answered for it, as `write` passes them). The source is our own
-        // value or Vec, so the ranges cannot overlap.
+        // attribute's width, which is `bytes.len()` (the whole answer for
+        // the attribute asked). The source is our own value or a table of
+        // ours, not the caller's buffer, so the ranges cannot overlap.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr, bytes.len()) };
         Ok(())
     }
