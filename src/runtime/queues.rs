@@ -248,6 +248,34 @@ pub struct VirtualQueue {
     drain: Mutex<DrainSide>,
 }
 
+/// Proof that the holder runs inside a drain pass, with a queue's drain lock
+/// held: made only in `VirtualQueue::drain_once`, right after it takes the
+/// lock, and dropped before the lock is released. Its field is private to
+/// this module, so no other code can make one.
+pub struct DrainLocked(());
+
+/// Waits until every drain pass running when it is called has ended: takes
+/// each queue object's drain lock in turn (queue objects are never freed, so
+/// the list only grows). A queue created after the list is read is created
+/// under the arena lock after this call took it, so its passes see whatever
+/// the caller did before calling. [`memory::free`] relies on it: a kernarg
+/// copy runs only inside a drain pass. Never call it from inside a drain
+/// pass (it would wait for its own lock); only the program's free calls it.
+pub fn wait_for_drains() {
+    let Some(a) = arena() else {
+        return;
+    };
+    let objects = a
+        .free
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .objects
+        .clone();
+    for q in objects {
+        drop(q.drain.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
 /// What the runtime supplies to every queue's drain.
 pub struct DrainContext {
     pub processor: Processor,
@@ -583,6 +611,8 @@ struct Sink<'a, 'k> {
     /// buffer they are copied into.
     kernarg: &'a mut memory::KernargCopy,
     queue_id: u64,
+    /// This pass holds the queue's drain lock (for `memory::copy_kernarg`).
+    locked: DrainLocked,
 }
 
 impl Sink<'_, '_> {
@@ -634,7 +664,7 @@ impl Sink<'_, '_> {
                 None => return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported)),
             }
         } else {
-            memory::copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want])
+            memory::copy_kernarg(&self.locked, &mut k.range, addr, &mut k.buf[..want])
         };
         match copied {
             Ok(n) => Some(KernargSubmit::Bytes {
@@ -750,6 +780,8 @@ impl VirtualQueue {
             kernels: &kernels,
             kernarg: side.kernarg.get_or_insert_with(Box::default),
             queue_id: self.queue_id(),
+            // The drain lock is held (`guard`) until after `sink` is gone.
+            locked: DrainLocked(()),
         };
         let outcome = ctx.processor.drain_with(
             &mut side.state,
@@ -1067,6 +1099,51 @@ pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_free_waits_for_a_drain_pass_that_may_be_copying_its_kernargs() {
+        use crate::runtime::agents::PoolKind;
+        use crate::runtime::memory::{self, AllocApi, KernargRange};
+        let q = create(64, 0, 1, false, |_| None).expect("a queue");
+        let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
+        // SAFETY: `p` is a fresh 256-byte allocation of ours.
+        unsafe { std::ptr::write_bytes(p, 0x5a, 256) };
+        let addr = p as u64;
+        let freed = std::sync::atomic::AtomicBool::new(false);
+        let mut cache = KernargRange::default();
+        let mut out = [0u8; 64];
+        std::thread::scope(|t| {
+            // A drain pass in progress: the queue's drain lock is held.
+            let guard = q.drain.lock().unwrap();
+            let locked = DrainLocked(());
+            assert_eq!(
+                memory::copy_kernarg(&locked, &mut cache, addr, &mut out),
+                Ok(64)
+            );
+            let freer = t.spawn(|| {
+                assert!(memory::free(addr as usize));
+                freed.store(true, Ordering::SeqCst);
+            });
+            // The free has removed the allocation, but must not return (nor
+            // deallocate) while this pass may still copy from it.
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(
+                !freed.load(Ordering::SeqCst),
+                "free returned during a drain pass"
+            );
+            assert_eq!(out, [0x5a; 64]);
+            // A copy that starts after the free took the allocation out sees
+            // the new epoch and finds nothing, in this pass or a later one.
+            assert_eq!(
+                memory::copy_kernarg(&locked, &mut cache, addr, &mut out),
+                Err(memory::KernargReadError::NotOurs)
+            );
+            drop(guard);
+            freer.join().unwrap();
+        });
+        assert!(freed.load(Ordering::SeqCst));
+        q.destroy();
+    }
 
     #[test]
     fn a_panic_inside_a_drain_pass_leaves_the_queue_drainable() {
