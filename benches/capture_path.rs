@@ -31,6 +31,10 @@
 //! `SOFTGPU_BENCH_WRITER_PROFILE=N` and `SOFTGPU_BENCH_PROCESSOR_PROFILE=N`
 //! run one part alone, for `valgrind --tool=callgrind` (see `main`).
 //!
+//! Records are stamped as the shim stamps them (`Stamp::for_this_machine`:
+//! the TSC where the kernel's clock is the TSC), so the capture-on figures
+//! include the stamp and the writer's conversion of it.
+//!
 //! Run: `cargo bench --bench capture_path`.
 
 use std::hint::black_box;
@@ -42,15 +46,16 @@ use softgpu_hsa::abi::{HsaSignal, KernelDispatchPacket};
 use softgpu_hsa::aql::mock::{MockQueue, MockSignals, valid_dispatch};
 use softgpu_hsa::aql::parse::encode_kernel_dispatch;
 use softgpu_hsa::aql::{PacketRecord, Processor, QueueState, ReasonSet, RecordSink, Status};
+use softgpu_hsa::capture::clock::{Pair, Stamp};
 use softgpu_hsa::capture::{
     AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KernargClass, KernargSubmit, QueueProducer,
+    WriterOptions,
 };
 
 const BATCH: u64 = 256;
 
 struct CaptureSink {
     producer: QueueProducer,
-    epoch: Instant,
     /// The kernarg block each dispatch hands the writer (as the shim's sink
     /// does with argument capture on), or none.
     kernarg: Option<[u8; LAUNCH_KERNARG_BYTES]>,
@@ -70,9 +75,11 @@ impl RecordSink for CaptureSink {
             None => self.producer.push(rec),
         }
     }
+    /// The stamp the shim's sink takes: the capture's own (the TSC where
+    /// the kernel's clock is the TSC, converted by the writer).
     #[inline]
     fn now_ns(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        self.producer.now()
     }
     #[inline]
     fn thread_id(&self) -> u32 {
@@ -144,8 +151,7 @@ fn bench(c: &mut Criterion) {
             target: Some("gfx90a".into()),
         }],
     };
-    let writer =
-        CaptureWriter::create(&path, header, Box::new(|_| KernargClass::ForeignOpaque)).unwrap();
+    let writer = bench_writer(&path, header, Box::new(|_| KernargClass::ForeignOpaque)).unwrap();
     let producer = writer.register_queue(1, 1, 1024, 0);
     let sustained = writer.register_queue(2, 1, 1024, 0);
     run(
@@ -162,7 +168,6 @@ fn bench(c: &mut Criterion) {
         "capture_on",
         CaptureSink {
             producer,
-            epoch: Instant::now(),
             kernarg: None,
         },
         || writer.drain(),
@@ -172,7 +177,6 @@ fn bench(c: &mut Criterion) {
         "capture_on_sustained",
         CaptureSink {
             producer: sustained,
-            epoch: Instant::now(),
             kernarg: None,
         },
         || {},
@@ -251,6 +255,36 @@ fn launch_kernarg_block() -> [u8; LAUNCH_KERNARG_BYTES] {
     b
 }
 
+/// A capture writer stamped as the shim's is (`Stamp::for_this_machine`), so
+/// the figures include the TSC stamp and its conversion where the shim uses
+/// them.
+fn bench_writer(
+    path: &std::path::Path,
+    header: CaptureHeader,
+    classify: Box<dyn FnMut(u64) -> KernargClass + Send>,
+) -> std::io::Result<std::sync::Arc<CaptureWriter>> {
+    let options = WriterOptions {
+        stamp: Stamp::for_this_machine(),
+        ..Default::default()
+    };
+    CaptureWriter::create_with(path, header, classify, options)
+}
+
+/// Stamps for synthetic records: the first, and stamps per ns (measured over
+/// 20 ms against CLOCK_MONOTONIC for TSC stamps).
+fn stamps() -> (u64, f64) {
+    static S: std::sync::OnceLock<(u64, f64)> = std::sync::OnceLock::new();
+    *S.get_or_init(|| match Stamp::for_this_machine() {
+        Stamp::Ns => (Stamp::Ns.now(), 1.0),
+        Stamp::Tsc => {
+            let a = Pair::now();
+            std::thread::sleep(Duration::from_millis(20));
+            let b = Pair::now();
+            (b.tsc, (b.tsc - a.tsc) as f64 / (b.ns - a.ns) as f64)
+        }
+    })
+}
+
 /// One record of that launch loop (launches about 1.7 us apart).
 fn launch_loop_record(i: u64) -> PacketRecord {
     let mut d: KernelDispatchPacket = valid_dispatch(0x7f00_1234_5000, 0);
@@ -258,7 +292,8 @@ fn launch_loop_record(i: u64) -> PacketRecord {
     d.workgroup_size_x = 64;
     d.kernarg_address = 0x7f00_8000_0000 + (i % 4096) * LAUNCH_KERNARG_BYTES as u64;
     d.completion_signal = HsaSignal { handle: 0 };
-    let t = 1_000_000 + i * 1700;
+    let (t0, per_ns) = stamps();
+    let t = t0 + (i as f64 * 1700.0 * per_ns) as u64;
     PacketRecord {
         queue_id: 1,
         packet_index: i,
@@ -266,7 +301,7 @@ fn launch_loop_record(i: u64) -> PacketRecord {
         status: Status::Validated,
         reasons: ReasonSet::EMPTY,
         observed_ns: t,
-        done_ns: t + 40,
+        done_ns: t + (40.0 * per_ns) as u64,
         thread: 4242,
     }
 }
@@ -293,8 +328,7 @@ struct WriterRun {
 /// One producer pushes `n` launch-loop records, with their kernarg blocks,
 /// as fast as it can, until the writer has encoded them all.
 fn writer_run(path: &std::path::Path, n: u64) -> WriterRun {
-    let w =
-        CaptureWriter::create(path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let w = bench_writer(path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
     let block = launch_kernarg_block();
     let recs: Vec<PacketRecord> = (0..n).map(launch_loop_record).collect();
     let mut p = w.register_queue(1, 0, 1024, 0);
@@ -343,13 +377,11 @@ fn processor_medians(writer: &CaptureWriter, rounds: usize) -> (f64, f64, f64) {
     };
     let mut on = CaptureSink {
         producer: writer.register_queue(10, 1, 1024, 0),
-        epoch: Instant::now(),
         kernarg: None,
     };
     let block = launch_kernarg_block();
     let mut on_k = CaptureSink {
         producer: writer.register_queue(11, 1, 1024, 0),
-        epoch: Instant::now(),
         kernarg: Some(block),
     };
     let queues = [
@@ -395,8 +427,7 @@ fn figures(dir: &std::path::Path, batch_bytes: f64) {
     println!("issue 14 figures (one run; nothing asserted):");
     // The processor, interleaved medians.
     let path = dir.join("processor.sgcap");
-    let w =
-        CaptureWriter::create(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let w = bench_writer(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
     let rounds = 4000;
     let (off, on, on_k) = processor_medians(&w, rounds);
     let _ = w.finish(0, 0);
@@ -434,8 +465,7 @@ fn figures(dir: &std::path::Path, batch_bytes: f64) {
     let path = dir.join("rss.sgcap");
     let block = launch_kernarg_block();
     let before = rss_kib();
-    let w =
-        CaptureWriter::create(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
+    let w = bench_writer(&path, bench_header(), Box::new(|_| KernargClass::Softgpu)).unwrap();
     let mut p = w.register_queue(1, 0, 1024, 0);
     for i in 0..1_000_000u64 {
         p.push_with_kernarg(
@@ -472,7 +502,7 @@ fn main() {
     {
         let dir = std::env::temp_dir().join(format!("softgpu-profile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let w = CaptureWriter::create(
+        let w = bench_writer(
             &dir.join("profile.sgcap"),
             bench_header(),
             Box::new(|_| KernargClass::Softgpu),

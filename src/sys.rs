@@ -14,6 +14,8 @@
 //! - [`block_termination_signals`], [`sleep_ns`]: what that hook's helpers need.
 //! - [`prefetch_for_write`]: a cache hint (`prefetchw`) the doorbell path
 //!   gives for the ring slot it is about to write.
+//! - [`tsc`], [`monotonic_ns`], [`tsc_is_the_kernel_clock`]: the clocks a
+//!   record's times are stamped with (see `capture::clock`).
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -282,4 +284,51 @@ pub fn prefetch_for_read(word: &std::sync::atomic::AtomicU64) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = word;
+}
+
+/// The CPU's time-stamp counter (`rdtsc`), unordered: it may be read a few
+/// cycles early or late against the instructions around it, which is well
+/// inside what a capture's times mean. 0 off x86_64, where
+/// [`tsc_is_the_kernel_clock`] is false and nothing reads it.
+#[inline(always)]
+pub fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `rdtsc` reads a counter into two registers; it touches no
+    // memory and no flag. Every x86_64 CPU has it, and Linux leaves it
+    // enabled for user space (it only traps with `PR_TSC_SIGSEGV`, which a
+    // program sets for itself; the kernel's own vDSO clock reads it too).
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// CLOCK_MONOTONIC in ns (the runtime's timestamp domain).
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Whether the kernel's own clocksource is the TSC: then the kernel has
+/// checked that it runs at a constant rate, keeps running in every sleep
+/// state and agrees across CPUs, and CLOCK_MONOTONIC is itself a scaled
+/// TSC reading. Read once, from
+/// `/sys/devices/system/clocksource/clocksource0/current_clocksource`.
+pub fn tsc_is_the_kernel_clock() -> bool {
+    static IS: OnceLock<bool> = OnceLock::new();
+    *IS.get_or_init(|| {
+        cfg!(target_arch = "x86_64")
+            && std::fs::read_to_string(
+                "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+            )
+            .is_ok_and(|s| s.trim() == "tsc")
+    })
 }

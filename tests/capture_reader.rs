@@ -1106,3 +1106,124 @@ fn pending_counts_that_add_up_past_u64_max_saturate_and_never_panic() {
         "{all}"
     );
 }
+
+/// A capture whose records are stamped with the TSC (as the shim stamps them
+/// where the kernel's clock is the TSC): 40 records, stamped as pushed, a
+/// little over 1 ms apart in groups, each record's CLOCK_MONOTONIC window
+/// (read just before and after its stamp) kept.
+fn tsc_capture(name: &str) -> (Vec<u8>, Vec<(u64, u64)>) {
+    use softgpu_hsa::capture::clock::Stamp;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capture_reader");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.sgcap"));
+    let opts = softgpu_hsa::capture::WriterOptions {
+        ring_capacity: 64,
+        stamp: Stamp::Tsc,
+        ..Default::default()
+    };
+    let w = CaptureWriter::create_with(&path, header(), Box::new(|_| KernargClass::Softgpu), opts)
+        .unwrap();
+    let mut q = w.register_queue(10, 1, 64, 0);
+    let mut windows = Vec::new();
+    for i in 0..40u64 {
+        if i % 8 == 0 {
+            std::thread::sleep(std::time::Duration::from_micros(1500));
+        }
+        let before = softgpu_hsa::sys::monotonic_ns();
+        let mut r = rec(10, i);
+        r.observed_ns = q.now();
+        r.done_ns = q.now();
+        let after = softgpu_hsa::sys::monotonic_ns();
+        windows.push((before, after));
+        q.push(&r);
+    }
+    w.drain();
+    drop(q);
+    w.finish(0, 9).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    (bytes, windows)
+}
+
+/// Each record's times lie in its window, give or take `slack_ns`, and
+/// never run backwards.
+fn times_fit(cap: &softgpu_hsa::capture::Capture, windows: &[(u64, u64)], slack_ns: u64) {
+    assert_eq!(cap.records.len(), windows.len());
+    let mut last = 0;
+    for (r, &(before, after)) in cap.records.iter().zip(windows) {
+        for t in [r.observed_ns, r.done_ns] {
+            assert!(
+                t + slack_ns >= before && t <= after + slack_ns,
+                "seq {}: {t} outside [{before}, {after}]",
+                r.seq
+            );
+        }
+        assert!(
+            r.observed_ns >= last && r.done_ns >= r.observed_ns,
+            "seq {}",
+            r.seq
+        );
+        last = r.done_ns;
+    }
+}
+
+#[test]
+fn tsc_stamps_are_written_as_monotonic_ns_and_recovered_from_the_ring_the_same_way() {
+    let (data, windows) = tsc_capture("tsc_stamps");
+    let cap = read_bytes(&data).unwrap();
+    assert!(cap.complete);
+    times_fit(&cap, &windows, 2_000);
+    // Killed before any frame was written: every record comes from the
+    // ring, its stamps scaled from the header's clock words as the writer
+    // scaled them.
+    let fr = frames(&data);
+    let stream_start = fr[1].0 + fr[1].2;
+    let killed = data[..stream_start].to_vec();
+    let got = read_bytes(&killed).unwrap();
+    assert_eq!(got.end.recovered, 40);
+    times_fit(&got, &windows, 2_000);
+    for (a, b) in got.records.iter().zip(&cap.records) {
+        // The header's anchor is the writer's last: the rate is the same,
+        // so the two conversions differ by the rounding of a few anchors.
+        assert!(
+            a.observed_ns.abs_diff(b.observed_ns) <= 1_000,
+            "seq {}",
+            a.seq
+        );
+    }
+    // The writer died in the middle of an anchor update (odd sequence
+    // word), or before its first anchor: the times are unknown, read as 0,
+    // never made up.
+    let (at, _) = ring_region(&data);
+    let word = |i: usize| at + i * 8;
+    let mut torn = killed.clone();
+    let seq = u64::from_le_bytes(torn[word(41)..word(41) + 8].try_into().unwrap());
+    assert!(
+        seq >= 2 && seq % 2 == 0,
+        "the writer published anchors: {seq}"
+    );
+    set_word(&mut torn, word(41), seq + 1);
+    let mut unanchored = killed.clone();
+    set_word(&mut unanchored, word(44), 0);
+    set_word(&mut unanchored, word(45), 0);
+    for k in [torn, unanchored] {
+        let c = read_bytes(&k).unwrap();
+        assert_eq!(c.end.recovered, 40);
+        assert!(
+            c.records
+                .iter()
+                .all(|r| r.observed_ns == 0 && r.done_ns == 0)
+        );
+    }
+    // A version 2 ring (no clock words) is read as ns, as before.
+    let mut v2 = killed.clone();
+    v2[at + 7] = 2;
+    let c = read_bytes(&v2).unwrap();
+    assert_eq!(c.end.recovered, 40);
+    assert!(
+        c.records
+            .iter()
+            .zip(&got.records)
+            .all(|(a, b)| a.observed_ns != b.observed_ns)
+    );
+}

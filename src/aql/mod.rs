@@ -196,7 +196,9 @@ impl KernelTable for NoKernels {
 pub trait RecordSink {
     /// Accept one record. May block (back-pressure) but never drops.
     fn record(&mut self, rec: &PacketRecord);
-    /// Current time in ns (1 GHz domain).
+    /// A time stamp for a record: ns of CLOCK_MONOTONIC, or whatever stamp
+    /// the sink's capture converts to ns later (the shim's capture takes TSC
+    /// ticks where the kernel's clock is the TSC: `capture::clock`).
     fn now_ns(&self) -> u64;
     /// Whether the records' times are used. A sink that only counts (the
     /// shim with capture off) says no, and the processor then never reads

@@ -27,6 +27,7 @@
 //!
 //! [`PacketRecord`]: crate::aql::PacketRecord
 
+pub mod clock;
 mod create;
 pub mod format;
 pub mod kernarg;

@@ -737,6 +737,9 @@ impl State {
                 discarded: word(hdr::DISCARDED),
                 waits: word(hdr::WAITS),
             };
+            // What the slots' times are (TSC stamps are scaled as the
+            // writer would have).
+            let times = ring::SlotTimes::of_header(word);
             let mut found = Vec::new();
             for i in 0..info.capacity {
                 let base = ring::HEADER_WORDS + i as usize * ring::SLOT_WORDS;
@@ -775,8 +778,8 @@ impl State {
                     kernarg_class: class,
                     thread: rec.thread,
                     reasons: rec.reasons,
-                    observed_ns: rec.observed_ns,
-                    done_ns: rec.done_ns,
+                    observed_ns: times.to_ns(rec.observed_ns),
+                    done_ns: times.to_ns(rec.done_ns),
                     offset: (at + base * 8) as u64,
                     // The arena is not in the file: bytes copied for this
                     // record are gone with the process.
@@ -1003,7 +1006,9 @@ fn ring_region(off: u64, p: &[u8]) -> Result<(u64, usize, usize), CaptureError> 
             .and_then(|b| b.try_into().ok())
             .map_or(0, u64::from_le_bytes)
     };
-    if region.len() < ring::HEADER_BYTES || word(hdr::MAGIC) != ring::RING_MAGIC {
+    if region.len() < ring::HEADER_BYTES
+        || (word(hdr::MAGIC) != ring::RING_MAGIC && word(hdr::MAGIC) != ring::RING_MAGIC_V2)
+    {
         return Err(malformed(
             off,
             k,

@@ -27,6 +27,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering, fence};
 
+use super::clock::{Pair, Stamp, TickScale};
 use crate::aql::{PacketRecord, ReasonSet, Status};
 
 /// Words per slot (128 bytes): commit, queue_id, packet_index, raw (8),
@@ -42,8 +43,12 @@ pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
 const PREFETCH_AHEAD: u64 = 4;
 /// How many slots ahead of the one it reads the writer prefetches.
 const READ_AHEAD: u64 = 8;
-/// The ring header's first word: `"SGRING\0\x02"` little-endian.
-pub const RING_MAGIC: u64 = u64::from_le_bytes(*b"SGRING\0\x02");
+/// The ring header's first word: `"SGRING\0\x03"` little-endian (3: the
+/// clock words, `hdr::CLOCK` on).
+pub const RING_MAGIC: u64 = u64::from_le_bytes(*b"SGRING\0\x03");
+/// The magic of version 2 rings (no clock words: slot times are always ns),
+/// which readers still accept.
+pub const RING_MAGIC_V2: u64 = u64::from_le_bytes(*b"SGRING\0\x02");
 
 /// Word indices in the ring header.
 pub mod hdr {
@@ -73,6 +78,19 @@ pub mod hdr {
     pub const DISCARDED: usize = 32;
     /// Times a producer found the ring full and waited.
     pub const WAITS: usize = 33;
+    /// 3: what a slot's `observed_ns` and `done_ns` hold: 0, CLOCK_MONOTONIC
+    /// ns; 1, TSC ticks, which the writer converts (see `super::clock`).
+    pub const CLOCK: usize = 40;
+    /// 3, TSC stamps: odd while the writer updates the anchor below.
+    pub const CLOCK_SEQ: usize = 41;
+    /// 3, TSC stamps: the capture's first clock pair (TSC, then ns).
+    pub const CLOCK_FIRST_TSC: usize = 42;
+    pub const CLOCK_FIRST_NS: usize = 43;
+    /// 3, TSC stamps: the writer's current anchor pair (0 until it takes
+    /// one): a reader recovering slots scales their stamps from it, at the
+    /// rate between the first pair and it, as the writer does.
+    pub const CLOCK_ANCHOR_TSC: usize = 44;
+    pub const CLOCK_ANCHOR_NS: usize = 45;
 }
 
 /// Values of the `state` word.
@@ -104,6 +122,51 @@ pub mod slot {
     /// 2.1: a reference to the dispatch's kernarg bytes in its queue's
     /// arena (`super::super::kernarg::slot_ref`); 0 = none (always 0 in 2.0).
     pub const KERNARG_REF: usize = 15;
+}
+
+/// How a reader of a ring region turns its slots' times into ns (from the
+/// header's words, read by `word`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotTimes {
+    /// The slots hold ns (version 2, or CLOCK 0).
+    Ns,
+    /// The slots hold TSC stamps, scaled as the writer did.
+    Scaled(TickScale),
+    /// The slots hold TSC stamps and the header has no usable anchor (the
+    /// writer had not taken one, or died while updating it): their times
+    /// are unknown, and read as 0.
+    Unknown,
+}
+
+impl SlotTimes {
+    /// From a region's header words.
+    pub fn of_header(word: impl Fn(usize) -> u64) -> SlotTimes {
+        if word(hdr::MAGIC) != RING_MAGIC || word(hdr::CLOCK) != Stamp::Tsc.code() {
+            return SlotTimes::Ns;
+        }
+        if word(hdr::CLOCK_SEQ) % 2 == 1 {
+            return SlotTimes::Unknown;
+        }
+        let pair = |t: usize, n: usize| Pair {
+            tsc: word(t),
+            ns: word(n),
+        };
+        TickScale::new(
+            pair(hdr::CLOCK_FIRST_TSC, hdr::CLOCK_FIRST_NS),
+            pair(hdr::CLOCK_ANCHOR_TSC, hdr::CLOCK_ANCHOR_NS),
+        )
+        .map_or(SlotTimes::Unknown, SlotTimes::Scaled)
+    }
+
+    /// A slot time in ns (0 stays 0: no time was taken).
+    pub fn to_ns(&self, t: u64) -> u64 {
+        match self {
+            _ if t == 0 => 0,
+            SlotTimes::Ns => t,
+            SlotTimes::Scaled(s) => s.to_ns(t),
+            SlotTimes::Unknown => 0,
+        }
+    }
 }
 
 /// The region size in bytes for `capacity` slots.
@@ -198,6 +261,24 @@ impl Ring {
     /// Writer: every seq below `pos` is encoded and written; frees their slots.
     pub fn set_consumed(&self, pos: u64) {
         self.words[hdr::CONSUMED].store(pos, Ordering::Release);
+    }
+
+    /// Creation: how slots are stamped, and (TSC stamps) the first pair.
+    pub fn set_clock(&self, stamp: Stamp, first: Pair) {
+        self.words[hdr::CLOCK].store(stamp.code(), Ordering::Relaxed);
+        self.words[hdr::CLOCK_FIRST_TSC].store(first.tsc, Ordering::Relaxed);
+        self.words[hdr::CLOCK_FIRST_NS].store(first.ns, Ordering::Release);
+    }
+
+    /// Writer: publishes a new anchor (between two bumps of the sequence
+    /// word, so a reader of a file whose writer died mid-update can tell).
+    pub fn set_clock_anchor(&self, anchor: Pair) {
+        let w = self.words;
+        w[hdr::CLOCK_SEQ].fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        w[hdr::CLOCK_ANCHOR_TSC].store(anchor.tsc, Ordering::Relaxed);
+        w[hdr::CLOCK_ANCHOR_NS].store(anchor.ns, Ordering::Relaxed);
+        w[hdr::CLOCK_SEQ].fetch_add(1, Ordering::Release);
     }
 
     /// Producer: writes `rec` into the slot of `seq` and commits it. The

@@ -44,6 +44,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
+use super::clock::{Pair, Stamp, TickConverter};
 use super::format::{self, BatchEncoder, BatchRecord, PayloadBuf, TrailerV2, kind};
 use super::kernarg::{
     self, ARENA_BYTES, Arena, KERNARG_BOUND, KernargSubmit, KernelArgSources, RecordKernarg,
@@ -92,6 +93,11 @@ pub struct WriterOptions {
     /// but that are not written yet (a thread in the middle of a push); the
     /// Trailer then counts them as `uncommitted`.
     pub finish_timeout: Duration,
+    /// How the doorbell path stamps records ([`QueueProducer::now`]). The
+    /// default is CLOCK_MONOTONIC ns; the runtime passes
+    /// [`Stamp::for_this_machine`] (TSC stamps, which the writer converts,
+    /// where the kernel's clocksource is the TSC).
+    pub stamp: Stamp,
 }
 
 impl Default for WriterOptions {
@@ -100,6 +106,7 @@ impl Default for WriterOptions {
             ring_capacity: DEFAULT_RING_CAPACITY,
             poll_interval: Duration::from_millis(10),
             finish_timeout: Duration::from_secs(5),
+            stamp: Stamp::Ns,
         }
     }
 }
@@ -179,6 +186,8 @@ type Memo = Result<CaptureSummary, (io::ErrorKind, String)>;
 /// State shared by the writer handle, the producers and the writer thread.
 struct Shared {
     ring: Ring,
+    /// How records are stamped.
+    stamp: Stamp,
     region: crate::sys::SharedRegion,
     /// Set in a forked child (and before the ring is detached there): pushes
     /// return at once.
@@ -497,6 +506,13 @@ impl QueueProducer {
     /// ring slot it will probably take is prefetched for writing, so the
     /// push does not wait for those cache lines (the writer thread read
     /// them last). Costs a load and two prefetches; changes nothing.
+    /// A stamp for a record's observed or done time, as this capture wants
+    /// them (see [`WriterOptions::stamp`]).
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.shared.stamp.now()
+    }
+
     #[inline]
     pub fn prepare(&self) {
         if !self.shared.disabled.load(Ordering::Relaxed) {
@@ -579,8 +595,13 @@ impl CaptureWriter {
             }
         };
         let file = new.persist()?;
+        // TSC stamps: the first clock pair, from which the writer measures
+        // the TSC's rate (the header keeps it for a reader recovering slots).
+        let first = Pair::now();
+        laid.ring.set_clock(options.stamp, first);
         let shared = Arc::new(Shared {
             ring: laid.ring,
+            stamp: options.stamp,
             region: laid.region,
             disabled: AtomicBool::new(false),
             file,
@@ -634,6 +655,7 @@ impl CaptureWriter {
             args_written_for: None,
             last_check: None,
             repeat: None,
+            ticks: (options.stamp == Stamp::Tsc).then(|| TickConverter::new(first)),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
@@ -1058,6 +1080,8 @@ struct WriterState {
     /// The record encoded last, when a record that merely follows it (a
     /// launch loop's next dispatch) may take the fast path: [`Repeat`].
     repeat: Option<Repeat>,
+    /// TSC stamps: their conversion to ns (`None`: the stamps are ns).
+    ticks: Option<TickConverter>,
 }
 
 /// What the writer's fast path compares a slot with: the slot words of the
@@ -1093,6 +1117,15 @@ impl WriterState {
             self.set_error(e);
         }
         super::create::sync_dir_of(&self.shared.path);
+        // TSC stamps: the first anchor (after a 1 ms baseline), so a reader
+        // can scale the stamps of slots this writer never reaches.
+        if let Some(t) = self.ticks.as_mut() {
+            if t.ensure_scale(&mut Pair::now, crate::sys::sleep_ns) {
+                if let Some(s) = t.scale() {
+                    self.ring.set_clock_anchor(s.anchor());
+                }
+            }
+        }
         // A pass costs a few locks and a write(2) whatever it encodes, so the
         // writer lets records gather: after a pass of fewer than BUSY_PASS
         // records it sleeps for the poll interval, and only a pass that found
@@ -1157,7 +1190,8 @@ impl WriterState {
             for (w, s) in words.iter_mut().zip(slot) {
                 *w = s.load(Ordering::Relaxed);
             }
-            let (rec, _) = ring::decode_slot(|i| words[i]);
+            let (mut rec, _) = ring::decode_slot(|i| words[i]);
+            (rec.observed_ns, rec.done_ns) = self.times(rec.observed_ns, rec.done_ns);
             let kref = words[ring::slot::KERNARG_REF];
             if self.known_queue != Some(rec.queue_id) {
                 if !self.queue_ids.contains(&rec.queue_id) {
@@ -1182,6 +1216,21 @@ impl WriterState {
             self.ring.set_consumed(self.next);
         }
         self.next - start
+    }
+
+    /// A record's (observed, done) times in ns, from its slot's stamps.
+    #[inline]
+    fn times(&mut self, observed: u64, done: u64) -> (u64, u64) {
+        let Some(t) = self.ticks.as_mut() else {
+            return (observed, done);
+        };
+        let (ns, moved) = t.convert(observed, done, &mut Pair::now, crate::sys::sleep_ns);
+        if moved {
+            if let Some(s) = t.scale() {
+                self.ring.set_clock_anchor(s.anchor());
+            }
+        }
+        ns
     }
 
     /// Drops the arenas of producers that are gone once their records are
@@ -1397,10 +1446,8 @@ impl WriterState {
                 return Err(classified);
             }
         }
-        if !self
-            .enc
-            .push_next(seq, KERNARG_WORD, addr, w(s::OBSERVED_NS), w(s::DONE_NS))
-        {
+        let (observed, done) = self.times(w(s::OBSERVED_NS), w(s::DONE_NS));
+        if !self.enc.push_next(seq, KERNARG_WORD, addr, observed, done) {
             return Err(classified);
         }
         // Only the index moves among the words the next slot is compared on.

@@ -340,11 +340,7 @@ impl Observed {
             };
             // The times go only into a capture record: with capture off the
             // clock is not read (the record is counted, never written).
-            let now = if side.producer.is_some() {
-                runtime::sys::now_ns()
-            } else {
-                0
-            };
+            let now = side.producer.as_ref().map_or(0, |p| p.now());
             let (words, kernarg_bits) = VerdictMemo::key(&raw);
             let table = runtime::executables::kernels_generation();
             let (status, reasons) = match side.last_verdict {

@@ -699,9 +699,14 @@ impl RecordSink for Sink<'_, '_> {
             self.producer = producer;
         }
     }
+    /// A stamp as the capture wants it (TSC ticks where the kernel's clock
+    /// is the TSC: the writer converts them to ns). Only read when capturing.
     #[inline]
     fn now_ns(&self) -> u64 {
-        sys::now_ns()
+        match self.producer.as_deref() {
+            Some(p) => p.now(),
+            None => sys::now_ns(),
+        }
     }
     /// Only the capture reads the times: with capture off (or in a forked
     /// child) the records are only counted, and the doorbell path reads no
