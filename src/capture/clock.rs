@@ -156,6 +156,11 @@ pub struct TickConverter {
     reanchor_ticks: u64,
     /// The latest stamp converted so far, and its value.
     last: (u64, u64),
+    /// The stamp that last took a new anchor: the next one must be a
+    /// further [`REANCHOR_NS`] on (so stamps ahead of the writer's own clock
+    /// reading, which a new anchor does not catch up with, do not take a
+    /// pair each).
+    trigger: u64,
 }
 
 impl TickConverter {
@@ -166,6 +171,7 @@ impl TickConverter {
             scale: None,
             reanchor_ticks: 0,
             last: (0, 0),
+            trigger: 0,
         }
     }
 
@@ -202,6 +208,7 @@ impl TickConverter {
     /// whether it did, so the caller can publish it). A stamp of 0 (no time
     /// taken) stays 0. Without a scale (the clocks never moved apart) every
     /// stamp is 0: no time is better than a wrong one.
+    #[inline]
     pub fn convert(
         &mut self,
         observed: u64,
@@ -209,12 +216,15 @@ impl TickConverter {
         pair: &mut impl FnMut() -> Pair,
         sleep: impl Fn(u64),
     ) -> ((u64, u64), bool) {
-        let mut moved = self.ensure_scale(pair, sleep);
+        let mut moved = self.scale.is_none() && self.ensure_scale(pair, sleep);
         let Some(mut scale) = self.scale else {
             return ((0, 0), moved);
         };
         let latest = observed.max(done);
-        if latest > scale.anchor.tsc.saturating_add(self.reanchor_ticks) {
+        if latest > scale.anchor.tsc.saturating_add(self.reanchor_ticks)
+            && latest > self.trigger.saturating_add(self.reanchor_ticks)
+        {
+            self.trigger = latest;
             if let Some(s) = TickScale::new(self.first, pair()) {
                 if s.anchor.tsc > scale.anchor.tsc && s.anchor.ns >= scale.anchor.ns {
                     scale = s;
@@ -238,7 +248,8 @@ impl TickConverter {
             v
         };
         let o = one(observed);
-        let d = one(done);
+        // A one-packet drain stamps both times with one reading.
+        let d = if done == observed { o } else { one(done) };
         ((o, d), moved)
     }
 }
@@ -317,6 +328,31 @@ mod tests {
             last = d;
             assert!(d.abs_diff(ns) < 2_000, "{i}: {d} against {ns}");
         }
+    }
+
+    #[test]
+    fn stamps_ahead_of_the_clock_take_a_new_anchor_once_a_millisecond_of_stamps() {
+        // The writer's clock stands still while stamps run on (as when a
+        // producer's stamps are ahead of it): 100,000 stamps 0.68 us apart
+        // (68 ms) take about 68 anchors, not one each.
+        let mut pair = fake(0, 5_000_000);
+        let mut c = TickConverter::new(pair());
+        assert!(c.ensure_scale(&mut pair, |_| {}));
+        let anchor = c.scale().unwrap().anchor();
+        let mut reads = 0;
+        let mut still = || {
+            reads += 1;
+            anchor
+        };
+        let mut last = 0;
+        for i in 1..=100_000u64 {
+            let t = anchor.tsc + i * 1_700;
+            let ((o, _), _) = c.convert(t, t, &mut still, |_| {});
+            assert!(o.abs_diff(anchor.ns + i * 1_700 * 2 / 5) <= 1, "{i}: {o}");
+            assert!(o > last);
+            last = o;
+        }
+        assert!((60..=80).contains(&reads), "{reads} pair reads");
     }
 
     #[test]
