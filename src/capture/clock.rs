@@ -13,9 +13,11 @@
 //! backwards for stamps in TSC order. The conversion is linear from a reading
 //! of the kernel's own clock, so its error is how much the kernel's rate
 //! changed (NTP slewing: normally a few ppm, at most 500 ppm) over the span
-//! between a stamp and its anchor, at most about one anchor interval or one
-//! writer poll (10 ms): normally a few ns; at the largest slew, 0.5 us per ms
-//! of that span.
+//! between a stamp and its anchor, normally at most about one anchor interval
+//! or one writer poll (10 ms): a few ns; at the largest slew, 0.5 us per ms of
+//! that span. A stamp converted long after it was taken (the observed time of
+//! a packet that waited seconds at a barrier) carries that drift over the
+//! whole wait: with NTP's usual few ppm, a few us per second waited.
 
 use crate::sys;
 
