@@ -4,17 +4,11 @@
 
 use std::sync::atomic::AtomicU32;
 
-/// Monotonic time in ns: the runtime's 1 GHz timestamp domain.
+/// Monotonic time in ns: the runtime's 1 GHz timestamp domain
+/// (CLOCK_MONOTONIC, read by [`crate::sys::monotonic_ns`]).
+#[inline]
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (ts.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(ts.tv_nsec as u64)
+    crate::sys::monotonic_ns()
 }
 
 /// Wall-clock time in ns since the Unix epoch (capture header only).
