@@ -17,7 +17,7 @@
 //! | [`stats`] | the per-kernel summary of a capture (`inspect --format stats`, `run --stats`) | no |
 //! | [`input`] | reading an input file once, bounded, regular files only | no |
 //! | [`config`] | the `SOFTGPU_*` environment, parsed once | no |
-//! | [`sys`] | the capture's shared file mapping and termination-signal hook, behind safe interfaces (one file) | `sys.rs` |
+//! | [`sys`] | the capture's shared file mapping, termination-signal hook and clocks, behind safe interfaces (one file) | `sys.rs` |
 //! | [`kernargs`] | decoding kernarg blocks from metadata, signature and DWARF; pointer findings | no |
 //! | [`lifecycle`] | the one atomic word: uninitialised, initialising, ready in a mode, finished, forked child | no |
 //! | [`real`] | the real ROCr below the shim: found through the loader, reached through the `Below` interface | `real.rs` |

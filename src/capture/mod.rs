@@ -15,7 +15,8 @@
 //! file as soon as the push returns, even if the process is killed right
 //! after. One writer thread encodes the ring's records into compact frames
 //! after it (see [`writer`]); a reader recovers from the ring whatever the
-//! frames lack.
+//! frames lack. The record's times are stamped as cheaply as the machine
+//! allows and converted to CLOCK_MONOTONIC ns by the writer ([`clock`]).
 //!
 //! How it fails: the writer never drops a record. When it falls behind, producers
 //! wait. An I/O error is kept and reported by [`CaptureWriter::finish`]; the
