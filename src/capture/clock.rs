@@ -100,11 +100,10 @@ impl Pair {
     }
 }
 
-/// Stamps to ns: linear from `anchor`, at the rate measured from `first` to
-/// `anchor`.
+/// Stamps to ns: linear from `anchor`, at the rate measured from the first
+/// pair to `anchor`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TickScale {
-    first: Pair,
     anchor: Pair,
     /// ns per tick, 32.32 fixed point.
     mult: u64,
@@ -119,7 +118,6 @@ impl TickScale {
         }
         let mult = (u128::from(anchor.ns - first.ns) << 32) / u128::from(anchor.tsc - first.tsc);
         Some(TickScale {
-            first,
             anchor,
             mult: u64::try_from(mult).ok()?,
         })

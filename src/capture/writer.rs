@@ -502,10 +502,6 @@ impl QueueProducer {
         }));
     }
 
-    /// A hint, early on the doorbell path, that a record is coming: the
-    /// ring slot it will probably take is prefetched for writing, so the
-    /// push does not wait for those cache lines (the writer thread read
-    /// them last). Costs a load and two prefetches; changes nothing.
     /// A stamp for a record's observed or done time, as this capture wants
     /// them (see [`WriterOptions::stamp`]).
     #[inline]
@@ -513,6 +509,10 @@ impl QueueProducer {
         self.shared.stamp.now()
     }
 
+    /// A hint, early on the doorbell path, that a record is coming: the
+    /// ring slot it will probably take is prefetched for writing, so the
+    /// push does not wait for those cache lines (the writer thread read
+    /// them last). Costs a load and two prefetches; changes nothing.
     #[inline]
     pub fn prepare(&self) {
         if !self.shared.disabled.load(Ordering::Relaxed) {
@@ -597,8 +597,9 @@ impl CaptureWriter {
         let file = new.persist()?;
         // TSC stamps: the first clock pair, from which the writer measures
         // the TSC's rate (the header keeps it for a reader recovering slots).
-        let first = Pair::now();
-        laid.ring.set_clock(options.stamp, first);
+        let first = (options.stamp == Stamp::Tsc).then(Pair::now);
+        laid.ring
+            .set_clock(options.stamp, first.unwrap_or_default());
         let shared = Arc::new(Shared {
             ring: laid.ring,
             stamp: options.stamp,
@@ -655,7 +656,7 @@ impl CaptureWriter {
             args_written_for: None,
             last_check: None,
             repeat: None,
-            ticks: (options.stamp == Stamp::Tsc).then(|| TickConverter::new(first)),
+            ticks: first.map(TickConverter::new),
         };
         let handle = std::thread::Builder::new()
             .name("softgpu-capture".into())
