@@ -266,6 +266,28 @@ pub fn prefetch_for_write(word: &std::sync::atomic::AtomicU64) {
     let _ = word;
 }
 
+/// [`prefetch_for_write`] for an address that need not be a reference: the
+/// line holding `p`. Safe for any pointer value, dangling or null included,
+/// because the instruction never faults and accesses no memory
+/// architecturally; the callers compute slot addresses with wrapping
+/// arithmetic and skip the bounds checks a reference would need.
+#[inline(always)]
+pub fn prefetch_addr_for_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `prefetch_for_write`: `prefetchw` is a hint that cannot
+    // fault on any address, valid or not, and reads and writes no memory,
+    // register, flag or stack.
+    unsafe {
+        std::arch::asm!(
+            "prefetchw [{p}]",
+            p = in(reg) p,
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Asks the CPU to bring the cache line holding `word` into this core's
 /// cache for reading (`prefetcht0`). Only a hint, as
 /// [`prefetch_for_write`]; a no-op off x86_64.

@@ -649,6 +649,87 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
 }
 
 #[test]
+fn blocks_staged_in_place_and_blocks_submitted_as_bytes_repeat_each_other_and_keep_every_records_own_bytes()
+ {
+    // The virtual runtime compares a dispatch's block with the queue's
+    // previous one in place (`kernarg_stage`) and pushes `Staged`; other
+    // paths push `Bytes`. Both share the queue's previous block.
+    let path = tmp("staged");
+    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
+    let a = saxpy_block(2.0, 1000, 16);
+    let b = saxpy_block(3.0, 1000, 16);
+    let big = vec![0xABu8; 5000];
+    // (staged?, bytes, segment size)
+    let plan: Vec<(bool, &[u8], u64)> = vec![
+        (true, &a, 40),
+        (true, &a, 40),
+        (false, &a, 40),
+        (true, &a, 40),
+        (true, &b, 40),
+        (false, &b, 40),
+        (true, &b, 48), // the same bytes under another segment size
+        (true, &b, 48),
+        (true, &a, 40),
+        (true, &big, 5000),
+        (true, &big, 5000),
+        (false, &a, 40),
+        (true, &[], 0),
+        (true, &a, 40),
+    ];
+    let mut q = w.register_queue(1, 1, 64, 0);
+    let mut copies = 0;
+    for (i, (staged, bytes, seg)) in plan.iter().enumerate() {
+        let r = rec(i as u64, dispatch_raw(KO, 64));
+        if *staged {
+            let (last, last_len) = q.kernarg_stage();
+            let len = bytes.len().min(KERNARG_BOUND);
+            let unchanged = last_len == Some(len) && last[..len] == bytes[..len];
+            if !unchanged {
+                last[..len].copy_from_slice(&bytes[..len]);
+                copies += 1;
+            }
+            q.push_with_kernarg(
+                &r,
+                KernargSubmit::Staged {
+                    len,
+                    segment_size: *seg,
+                    unchanged,
+                },
+            );
+        } else {
+            q.push_with_kernarg(
+                &r,
+                KernargSubmit::Bytes {
+                    bytes,
+                    segment_size: *seg,
+                },
+            );
+        }
+    }
+    w.finish(0, 1).unwrap();
+    // Staged copies only on a change of bytes or length: a, b, a, big, the
+    // empty block, a.
+    assert_eq!(copies, 6);
+    let cap = read_file(&path).unwrap();
+    assert!(cap.complete);
+    assert_eq!(cap.records.len(), plan.len());
+    for (n, (r, (_, bytes, seg))) in cap.records.iter().zip(&plan).enumerate() {
+        let kept = &bytes[..bytes.len().min(KERNARG_BOUND)];
+        assert_eq!(cap.kernarg_bytes(r).unwrap(), kept, "record {n}");
+        let RecordKernarg::Block { truncated_from, .. } = r.kernarg else {
+            panic!("record {n}: {:?}", r.kernarg);
+        };
+        assert_eq!(
+            truncated_from,
+            (*seg > KERNARG_BOUND as u64).then_some(*seg),
+            "record {n}"
+        );
+    }
+    // a, b, big and the empty block.
+    assert_eq!(cap.kernarg_blocks.len(), 4);
+}
+
+#[test]
 fn with_a_generation_the_checker_is_called_again_only_when_the_kernel_agent_block_or_generation_changes()
  {
     let path = tmp("generation");

@@ -179,16 +179,18 @@ pub fn region_bytes(capacity: u64) -> u64 {
 pub struct Ring {
     words: &'static [AtomicU64],
     capacity: u64,
-    /// `capacity - 1` when the capacity is a power of two (the default), so
-    /// a slot is found without a division; 0 otherwise.
+    /// `capacity - 1` (the capacity is a power of two), so a slot is found
+    /// with one `and`.
     mask: u64,
 }
 
 impl Ring {
     /// Initialises the static header fields of a fresh, zeroed region of
-    /// exactly [`region_bytes`]`(capacity)` bytes.
+    /// exactly [`region_bytes`]`(capacity)` bytes. `capacity` must be a power
+    /// of two (the writer rounds its option up to one); readers of a file
+    /// accept any capacity.
     pub fn init(words: &'static [AtomicU64], capacity: u64) -> Option<Ring> {
-        if capacity == 0 || words.len() as u64 * 8 != region_bytes(capacity) {
+        if !capacity.is_power_of_two() || words.len() as u64 * 8 != region_bytes(capacity) {
             return None;
         }
         words[hdr::CAPACITY].store(capacity, Ordering::Relaxed);
@@ -197,15 +199,10 @@ impl Ring {
             Ordering::Relaxed,
         );
         words[hdr::MAGIC].store(RING_MAGIC, Ordering::Release);
-        let mask = if capacity.is_power_of_two() {
-            capacity - 1
-        } else {
-            0
-        };
         Some(Ring {
             words,
             capacity,
-            mask,
+            mask: capacity - 1,
         })
     }
 
@@ -220,12 +217,18 @@ impl Ring {
 
     #[inline]
     fn slot_base(&self, seq: u64) -> usize {
-        let i = if self.mask != 0 {
-            seq & self.mask
-        } else {
-            seq % self.capacity
-        };
-        HEADER_WORDS + i as usize * SLOT_WORDS
+        HEADER_WORDS + (seq & self.mask) as usize * SLOT_WORDS
+    }
+
+    /// Asks for both cache lines of `seq`'s slot for writing. The address is
+    /// computed with wrapping arithmetic and never dereferenced (a prefetch
+    /// is only a hint), so this needs no bounds check; it is in the region
+    /// anyway, as `slot_base` is for every `seq`.
+    #[inline]
+    fn prefetch_slot(&self, seq: u64) {
+        let p = self.words.as_ptr().wrapping_add(self.slot_base(seq));
+        crate::sys::prefetch_addr_for_write(p);
+        crate::sys::prefetch_addr_for_write(p.wrapping_add(SLOT_WORDS / 2));
     }
 
     /// Producer: a hint that the slot of the next `seq` is about to be
@@ -235,13 +238,9 @@ impl Ring {
     #[inline]
     pub fn prefetch_next(&self) {
         // The counter's line too: the push takes a seq from it.
-        crate::sys::prefetch_for_write(&self.words[hdr::NEXT_SEQ]);
-        let seq = self.words[hdr::NEXT_SEQ].load(Ordering::Relaxed);
-        let b = self.slot_base(seq);
-        if let Some(w) = self.words.get(b..b + SLOT_WORDS) {
-            crate::sys::prefetch_for_write(&w[0]);
-            crate::sys::prefetch_for_write(&w[SLOT_WORDS / 2]);
-        }
+        let next = &self.words[hdr::NEXT_SEQ];
+        crate::sys::prefetch_for_write(next);
+        self.prefetch_slot(next.load(Ordering::Relaxed));
     }
 
     /// Producer: takes the next `seq`.
@@ -311,11 +310,7 @@ impl Ring {
         // The slot a few records on, which this producer is likely to write
         // next while it drains a run of packets: its lines are fetched for
         // writing now, so that store does not wait for them.
-        let ahead = self.slot_base(seq + PREFETCH_AHEAD);
-        if let Some(next) = self.words.get(ahead..ahead + SLOT_WORDS) {
-            crate::sys::prefetch_for_write(&next[0]);
-            crate::sys::prefetch_for_write(&next[SLOT_WORDS / 2]);
-        }
+        self.prefetch_slot(seq + PREFETCH_AHEAD);
     }
 
     /// Writer: the words of `seq`'s slot ([`slot`] indices), if the slot is

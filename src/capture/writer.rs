@@ -84,7 +84,8 @@ const _: () = assert!(crate::abi::packet_offset::KERNARG_ADDRESS % 8 == 0);
 /// Writer tuning. [`WriterOptions::default`] is what the runtime should use.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
-    /// Slots in the live ring (at least 1, at most [`MAX_RING_CAPACITY`]).
+    /// Slots in the live ring (at least 1, at most [`MAX_RING_CAPACITY`]),
+    /// rounded up to a power of two (a slot is then found with a mask).
     pub ring_capacity: usize,
     /// How long the writer thread sleeps when it finds nothing to do (it is
     /// also woken when the ring passes half full, and by every request).
@@ -295,11 +296,17 @@ pub struct QueueProducer {
     queue_id: u64,
     ring: Ring,
     shared: Arc<Shared>,
-    /// Last `consumed` we saw; refreshed only when the ring looks half full.
+    /// Last `consumed` we saw; refreshed only at `check_at`.
     cached_consumed: u64,
     capacity: u64,
-    /// Fill level at which we look again, and wake the writer if it is behind.
+    /// Fill level at which the writer is woken if it is behind (half full).
     nudge_at: u64,
+    /// The first `seq` at which this producer looks at `consumed` again:
+    /// `cached_consumed + nudge_at` while the ring was below half full at
+    /// the last look, a step further on while it was above; never past
+    /// `cached_consumed + capacity`, so every `seq` below it has a free slot
+    /// and the push checks one compare.
+    check_at: u64,
     /// This queue's kernarg arena, and where its next entry goes.
     arena: Arc<Arena>,
     arena_pos: u64,
@@ -344,12 +351,7 @@ impl QueueProducer {
         if self.shared.disabled.load(Ordering::Relaxed) {
             return;
         }
-        let seq = self.ring.take_seq();
-        let fill = seq.saturating_sub(self.cached_consumed);
-        if fill >= self.nudge_at && !self.make_room(seq) {
-            return;
-        }
-        self.ring.write(seq, rec, 0);
+        self.push_ref(rec, 0);
     }
 
     /// [`QueueProducer::push`] for a kernel dispatch, with its kernarg
@@ -360,6 +362,9 @@ impl QueueProducer {
     #[inline]
     pub fn push_with_kernarg(&mut self, rec: &PacketRecord, k: KernargSubmit<'_>) {
         if self.shared.disabled.load(Ordering::Relaxed) {
+            // A staged block may have been copied over the previous one:
+            // nothing may repeat it now.
+            self.last_block_key = None;
             return;
         }
         let kref = match k {
@@ -381,23 +386,61 @@ impl QueueProducer {
                 {
                     slot_ref::repeat(self.arena.id, truncated)
                 } else {
-                    let (start, end) = self.arena.place(self.arena_pos, bytes.len());
-                    if end - self.arena_consumed > ARENA_BYTES as u64 / 2 && !self.arena_room(end) {
-                        self.last_block_key = None;
-                        slot_ref::LOST << slot_ref::STATE_SHIFT
-                    } else {
-                        self.arena.store(start, bytes, segment_size);
-                        self.arena_pos = end;
-                        self.last_block[..bytes.len()].copy_from_slice(bytes);
-                        self.last_block_key = Some((bytes.len(), segment_size));
-                        slot_ref::copied(start, self.arena.id, truncated)
-                    }
+                    self.last_block[..bytes.len()].copy_from_slice(bytes);
+                    self.store_last_block(bytes.len(), segment_size)
+                }
+            }
+            KernargSubmit::Staged {
+                len,
+                segment_size,
+                unchanged,
+            } => {
+                let len = len.min(KERNARG_BOUND);
+                if unchanged && self.last_block_key == Some((len, segment_size)) {
+                    slot_ref::repeat(self.arena.id, segment_size > KERNARG_BOUND as u64)
+                } else {
+                    self.store_last_block(len, segment_size)
                 }
             }
         };
+        self.push_ref(rec, kref);
+    }
+
+    /// The previous block's buffer, and its length when a record may repeat
+    /// it, for a caller that compares the next block in place and copies it
+    /// over the buffer only when it differs; it then pushes the record with
+    /// [`KernargSubmit::Staged`].
+    #[inline]
+    pub fn kernarg_stage(&mut self) -> (&mut [u8; KERNARG_BOUND], Option<usize>) {
+        (
+            &mut self.last_block,
+            self.last_block_key.map(|(len, _)| len),
+        )
+    }
+
+    /// Stores the first `len` bytes of `last_block` (the dispatch's) in the
+    /// arena as a new entry, and returns the record's reference to it; they
+    /// become the block the next dispatch may repeat. If the arena stays
+    /// full (no writer left), the bytes are lost, and the reference says so.
+    fn store_last_block(&mut self, len: usize, segment_size: u64) -> u64 {
+        let truncated = segment_size > KERNARG_BOUND as u64;
+        let (start, end) = self.arena.place(self.arena_pos, len);
+        if end - self.arena_consumed > ARENA_BYTES as u64 / 2 && !self.arena_room(end) {
+            self.last_block_key = None;
+            return slot_ref::LOST << slot_ref::STATE_SHIFT;
+        }
+        self.arena
+            .store(start, &self.last_block[..len], segment_size);
+        self.arena_pos = end;
+        self.last_block_key = Some((len, segment_size));
+        slot_ref::copied(start, self.arena.id, truncated)
+    }
+
+    /// Takes a `seq` and writes the record with its kernarg reference.
+    #[inline]
+    fn push_ref(&mut self, rec: &PacketRecord, kref: u64) {
         let seq = self.ring.take_seq();
-        let fill = seq.saturating_sub(self.cached_consumed);
-        if fill >= self.nudge_at && !self.make_room(seq) {
+        if seq >= self.check_at && !self.make_room(seq) {
             return;
         }
         self.ring.write(seq, rec, kref);
@@ -441,8 +484,9 @@ impl QueueProducer {
         }
     }
 
-    /// The ring looked at least half full: look again, wake the writer if it
-    /// really is, and wait while our slot is still taken. False: discarded.
+    /// `seq` reached `check_at`: look at the writer's position again, wake
+    /// the writer if the ring is at least half full, wait while our slot is
+    /// still taken, and set the next `check_at`. False: discarded.
     #[cold]
     fn make_room(&mut self, seq: u64) -> bool {
         self.cached_consumed = self.ring.consumed();
@@ -451,10 +495,24 @@ impl QueueProducer {
             self.ring_nudged_at = self.cached_consumed;
             self.shared.nudge();
         }
-        if fill < self.capacity {
-            return true;
+        if fill >= self.capacity && !self.wait_for_space(seq) {
+            return false;
         }
-        self.wait_for_space(seq)
+        self.set_check_at(seq);
+        true
+    }
+
+    /// The next `seq` to look at `consumed` at, from the last look: half
+    /// full, or (past it: the writer is behind) an eighth of the ring on,
+    /// and never past the last slot known free.
+    fn set_check_at(&mut self, seq: u64) {
+        let limit = self.cached_consumed + self.capacity;
+        let half = self.cached_consumed + self.nudge_at;
+        self.check_at = if seq < half {
+            half
+        } else {
+            (seq + (self.capacity / 8).max(1)).min(limit)
+        };
     }
 
     #[cold]
@@ -585,7 +643,10 @@ impl CaptureWriter {
         classify: Classify,
         options: WriterOptions,
     ) -> io::Result<Arc<CaptureWriter>> {
-        let capacity = options.ring_capacity.clamp(1, MAX_RING_CAPACITY) as u64;
+        let capacity = options
+            .ring_capacity
+            .clamp(1, MAX_RING_CAPACITY)
+            .next_power_of_two() as u64;
         let new = super::create::create(path)?;
         let laid = match lay_out(&new.file, &header, capacity) {
             Ok(l) => l,
@@ -697,13 +758,15 @@ impl CaptureWriter {
             .control()
             .push(Control::Queue(info, arena.clone()));
         let capacity = self.shared.ring.capacity();
+        let consumed = self.shared.ring.consumed();
         QueueProducer {
             queue_id,
             ring: self.shared.ring,
             shared: self.shared.clone(),
-            cached_consumed: self.shared.ring.consumed(),
+            cached_consumed: consumed,
             capacity,
             nudge_at: (capacity / 2).max(1),
+            check_at: consumed + (capacity / 2).max(1),
             arena,
             arena_pos: 0,
             arena_consumed: 0,

@@ -221,6 +221,35 @@ pub fn copy_kernarg(
     addr: u64,
     out: &mut [u8],
 ) -> Result<usize, KernargReadError> {
+    let n = readable_len(cache, addr, out.len())?;
+    // SAFETY: `[addr, addr + n)` lies inside a live allocation of this
+    // runtime. It was in the registry when `cache` was filled, at the epoch
+    // `readable_len` just read; we are inside a drain pass (the caller holds a queue's
+    // drain lock, which `_drain` proves). A free removes the allocation from
+    // the registry, bumps the epoch, and then takes every queue's drain lock
+    // in turn before it deallocates. So either that free took this queue's
+    // lock after this pass releases it (the memory is still allocated now),
+    // or before this pass took it, in which case the removal and the bump
+    // happen-before this pass: the epoch `readable_len` read is the new one,
+    // and the registry no longer holds the allocation, so `cache` cannot name it.
+    // Allocations are plain host memory, readable as bytes; `out` is a
+    // distinct Rust buffer, so the ranges do not overlap. The program may be
+    // writing the bytes concurrently (a racy program); a byte copy of them is
+    // still only bytes.
+    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), n) };
+    Ok(n)
+}
+
+/// How many of the `want` bytes at `addr` lie in the allocation of this
+/// runtime that holds `addr` (fewer when it ends first), with `cache`
+/// refreshed from the registry when it does not name that allocation at
+/// the current free epoch.
+#[inline]
+fn readable_len(
+    cache: &mut KernargRange,
+    addr: u64,
+    want: usize,
+) -> Result<usize, KernargReadError> {
     let epoch = FREE_EPOCH.load(Ordering::SeqCst);
     let hit =
         cache.valid && cache.epoch == epoch && addr >= cache.base && addr < cache.base + cache.size;
@@ -237,23 +266,57 @@ pub fn copy_kernarg(
             None => return Err(KernargReadError::NotOurs),
         }
     }
-    let n = (out.len() as u64).min(cache.base + cache.size - addr) as usize;
-    // SAFETY: `[addr, addr + n)` lies inside a live allocation of this
-    // runtime. It was in the registry when `cache` was filled, at the epoch
-    // read above; we are inside a drain pass (the caller holds a queue's
-    // drain lock, which `_drain` proves). A free removes the allocation from
-    // the registry, bumps the epoch, and then takes every queue's drain lock
-    // in turn before it deallocates. So either that free took this queue's
-    // lock after this pass releases it (the memory is still allocated now),
-    // or before this pass took it, in which case the removal and the bump
-    // happen-before this pass: the epoch read above is the new one, and the
-    // registry no longer holds the allocation, so `cache` cannot name it.
-    // Allocations are plain host memory, readable as bytes; `out` is a
-    // distinct Rust buffer, so the ranges do not overlap. The program may be
-    // writing the bytes concurrently (a racy program); a byte copy of them is
-    // still only bytes.
-    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), n) };
-    Ok(n)
+    Ok((want as u64).min(cache.base + cache.size - addr) as usize)
+}
+
+/// What [`stage_kernarg`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Staged {
+    /// The `n` bytes at the address equal `last[..n]`, which is unchanged.
+    Same(usize),
+    /// `last[..n]` now holds the `n` bytes at the address.
+    Copied(usize),
+}
+
+/// [`copy_kernarg`] into the previous block's own buffer, comparing first:
+/// when `last_len` is the length to read and `last[..last_len]` equals the
+/// bytes at `addr`, nothing is copied ([`Staged::Same`]; a launch loop passes
+/// the same arguments again and again, so this is the common case);
+/// otherwise they are copied over `last` ([`Staged::Copied`]). `want` is
+/// at most `last.len()`. The same range checks and the same safety argument
+/// as `copy_kernarg`.
+pub fn stage_kernarg(
+    _drain: &super::queues::DrainLocked,
+    cache: &mut KernargRange,
+    addr: u64,
+    want: usize,
+    last: &mut [u8],
+    last_len: Option<usize>,
+) -> Result<Staged, KernargReadError> {
+    let n = readable_len(cache, addr, want.min(last.len()))?;
+    if last_len == Some(n) && n > 0 {
+        // SAFETY: `[addr, addr + n)` is readable for the reasons given in
+        // `copy_kernarg` (same checks, same drain pass); `last[..n]` is a
+        // live Rust buffer (`n <= last.len()`). memcmp only reads both
+        // ranges, through raw pointers: no Rust reference is made to the
+        // program's memory, which it may be writing (a racy program gets a
+        // compare of whatever bytes were there, as a copy would).
+        let same = unsafe {
+            libc::memcmp(
+                addr as *const libc::c_void,
+                last.as_ptr().cast::<libc::c_void>(),
+                n,
+            ) == 0
+        };
+        if same {
+            return Ok(Staged::Same(n));
+        }
+    }
+    // SAFETY: as above, and as in `copy_kernarg`: the source range is live
+    // host memory of this runtime, `last` a distinct Rust buffer of at
+    // least `n` bytes, so the ranges do not overlap.
+    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, last.as_mut_ptr(), n) };
+    Ok(Staged::Copied(n))
 }
 
 /// Grants `agents` (capture agent indexes) access to the allocation that

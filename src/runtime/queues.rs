@@ -616,13 +616,13 @@ struct Sink<'a, 'k> {
 }
 
 impl Sink<'_, '_> {
-    /// Whether this pass's records go to a capture: a producer exists and
-    /// this is not a forked child (which has no writer thread and must never
-    /// write into its parent's capture: it stops capturing, counts still
-    /// kept).
+    /// Whether this pass's records go to a capture: a producer is set (the
+    /// pass leaves it out in a forked child, which has no writer thread and
+    /// must never write into its parent's capture: it stops capturing,
+    /// counts still kept).
     #[inline]
     fn capturing(&self) -> bool {
-        self.producer.is_some() && !lifecycle::in_forked_child()
+        self.producer.is_some()
     }
 
     /// The dispatch's kernarg bytes, copied now (before its completion is
@@ -630,7 +630,11 @@ impl Sink<'_, '_> {
     /// (virtual mode), or from memory the real runtime allocated through the
     /// shim from a pool it says is host memory (intercept mode).
     #[inline]
-    fn kernarg(&mut self, rec: &PacketRecord) -> Option<KernargSubmit<'_>> {
+    fn kernarg<'b>(
+        &'b mut self,
+        producer: &mut QueueProducer,
+        rec: &PacketRecord,
+    ) -> Option<KernargSubmit<'b>> {
         use crate::abi::packet_offset as po;
         use crate::aql::KernelTable;
         if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
@@ -664,7 +668,25 @@ impl Sink<'_, '_> {
                 None => return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported)),
             }
         } else {
-            memory::copy_kernarg(&self.locked, &mut k.range, addr, &mut k.buf[..want])
+            // Virtual mode: compared in place with the queue's previous
+            // block, copied only when it differs (`Staged`).
+            let (last, last_len) = producer.kernarg_stage();
+            return Some(
+                match memory::stage_kernarg(&self.locked, &mut k.range, addr, want, last, last_len)
+                {
+                    Ok(memory::Staged::Same(n)) => KernargSubmit::Staged {
+                        len: n,
+                        segment_size: size,
+                        unchanged: true,
+                    },
+                    Ok(memory::Staged::Copied(n)) => KernargSubmit::Staged {
+                        len: n,
+                        segment_size: size,
+                        unchanged: false,
+                    },
+                    Err(_) => KernargSubmit::Unreadable(Unreadable::NotKnownReadable),
+                },
+            );
         };
         match copied {
             Ok(n) => Some(KernargSubmit::Bytes {
@@ -688,15 +710,12 @@ impl RecordSink for Sink<'_, '_> {
             self.counts.rejected += 1;
             log_reject(rec);
         }
-        if self.capturing() {
-            let mut producer = self.producer.take();
-            if let Some(p) = producer.as_deref_mut() {
-                match self.kernarg(rec) {
-                    Some(k) => p.push_with_kernarg(rec, k),
-                    None => p.push(rec),
-                }
+        if let Some(p) = self.producer.take() {
+            match self.kernarg(p, rec) {
+                Some(k) => p.push_with_kernarg(rec, k),
+                None => p.push(rec),
             }
-            self.producer = producer;
+            self.producer = Some(p);
         }
     }
     /// A stamp as the capture wants it (TSC ticks where the kernel's clock
@@ -779,7 +798,10 @@ impl VirtualQueue {
         let stalls_before = side.state.stalls;
         let kernels = std::cell::RefCell::new(kernels);
         let mut sink = Sink {
-            producer: side.producer.as_mut(),
+            producer: side
+                .producer
+                .as_mut()
+                .filter(|_| !lifecycle::in_forked_child()),
             counts: &mut side.counts,
             tid: sys::gettid(),
             kernels: &kernels,
@@ -1147,6 +1169,71 @@ mod tests {
             freer.join().unwrap();
         });
         assert!(freed.load(Ordering::SeqCst));
+        q.destroy();
+    }
+
+    #[test]
+    fn a_staged_kernarg_copy_compares_in_place_and_copies_only_what_changed() {
+        use crate::runtime::agents::PoolKind;
+        use crate::runtime::memory::{self, AllocApi, KernargRange, Staged};
+        let q = create(64, 0, 1, false, |_| None).expect("a queue");
+        let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
+        // SAFETY: `p` is a fresh 256-byte allocation of ours.
+        unsafe { std::ptr::write_bytes(p, 0x11, 256) };
+        let addr = p as u64;
+        let mut cache = KernargRange::default();
+        let mut last = [0u8; 64];
+        {
+            let _guard = q.drain.lock().unwrap();
+            let locked = DrainLocked(());
+            let stage = |cache: &mut KernargRange, last: &mut [u8], at: u64, want, len| {
+                memory::stage_kernarg(&locked, cache, at, want, last, len)
+            };
+            // No previous block: copied.
+            assert_eq!(
+                stage(&mut cache, &mut last, addr, 48, None),
+                Ok(Staged::Copied(48))
+            );
+            assert_eq!(last[..48], [0x11; 48]);
+            assert_eq!(last[48..], [0; 16], "only the bytes read are written");
+            // The same bytes again, previous length 48: nothing copied.
+            last[60] = 0xee;
+            assert_eq!(
+                stage(&mut cache, &mut last, addr, 48, Some(48)),
+                Ok(Staged::Same(48))
+            );
+            assert_eq!(last[60], 0xee);
+            // A previous block of another length is never taken as the same.
+            assert_eq!(
+                stage(&mut cache, &mut last, addr, 40, Some(48)),
+                Ok(Staged::Copied(40))
+            );
+            // One byte changed in the program's memory: copied again.
+            // SAFETY: inside the allocation.
+            unsafe { *p.add(47) = 0x22 };
+            assert_eq!(
+                stage(&mut cache, &mut last, addr, 48, Some(48)),
+                Ok(Staged::Copied(48))
+            );
+            assert_eq!(last[47], 0x22);
+            // Cut where the allocation ends; `want` is capped at the buffer.
+            assert_eq!(
+                stage(&mut cache, &mut last, addr + 240, 48, None),
+                Ok(Staged::Copied(16))
+            );
+            assert_eq!(
+                stage(&mut cache, &mut last, addr, 4096, Some(64)),
+                Ok(Staged::Copied(64))
+            );
+            // Memory that is not this runtime's: an error, nothing written.
+            last = [0x33; 64];
+            assert_eq!(
+                stage(&mut cache, &mut last, 0x10, 48, Some(48)),
+                Err(memory::KernargReadError::NotOurs)
+            );
+            assert_eq!(last, [0x33; 64]);
+        }
+        assert!(memory::free(addr as usize));
         q.destroy();
     }
 
