@@ -652,8 +652,8 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
 fn blocks_staged_in_place_and_blocks_submitted_as_bytes_repeat_each_other_and_keep_every_records_own_bytes()
  {
     // The virtual runtime compares a dispatch's block with the queue's
-    // previous one in place (`kernarg_stage`) and pushes `Staged`; other
-    // paths push `Bytes`. Both share the queue's previous block.
+    // previous one in place (`kernarg_stage`, `push_staged`); other paths
+    // push `Bytes`. Both share the queue's previous block.
     let path = tmp("staged");
     let w = CaptureWriter::create(&path, header(), classify()).unwrap();
     let a = saxpy_block(2.0, 1000, 16);
@@ -688,14 +688,7 @@ fn blocks_staged_in_place_and_blocks_submitted_as_bytes_repeat_each_other_and_ke
                 last[..len].copy_from_slice(&bytes[..len]);
                 copies += 1;
             }
-            q.push_with_kernarg(
-                &r,
-                KernargSubmit::Staged {
-                    len,
-                    segment_size: *seg,
-                    unchanged,
-                },
-            );
+            q.push_staged(&r, len, *seg, unchanged);
         } else {
             q.push_with_kernarg(
                 &r,

@@ -64,15 +64,6 @@ pub enum KernargSubmit<'a> {
     /// address (longer slices are cut to that), and the kernel's
     /// `kernarg_segment_size`.
     Bytes { bytes: &'a [u8], segment_size: u64 },
-    /// The first `len` bytes of the producer's previous-block buffer
-    /// ([`super::QueueProducer::kernarg_stage`]) are the dispatch's, put
-    /// there by the caller; `unchanged`: the caller compared them in place
-    /// and found them equal to the previous block, copying nothing.
-    Staged {
-        len: usize,
-        segment_size: u64,
-        unchanged: bool,
-    },
     /// Not read, and why.
     Unreadable(Unreadable),
 }

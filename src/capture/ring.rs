@@ -178,6 +178,9 @@ pub fn region_bytes(capacity: u64) -> u64 {
 #[derive(Clone, Copy, Debug)]
 pub struct Ring {
     words: &'static [AtomicU64],
+    /// The header page of `words`, as an array: its counters are reached
+    /// without a bounds check.
+    header: &'static [AtomicU64; HEADER_WORDS],
     capacity: u64,
     /// `capacity - 1` (the capacity is a power of two), so a slot is found
     /// with one `and`.
@@ -201,6 +204,7 @@ impl Ring {
         words[hdr::MAGIC].store(RING_MAGIC, Ordering::Release);
         Some(Ring {
             words,
+            header: words.first_chunk()?,
             capacity,
             mask: capacity - 1,
         })
@@ -238,7 +242,7 @@ impl Ring {
     #[inline]
     pub fn prefetch_next(&self) {
         // The counter's line too: the push takes a seq from it.
-        let next = &self.words[hdr::NEXT_SEQ];
+        let next = &self.header[hdr::NEXT_SEQ];
         crate::sys::prefetch_for_write(next);
         self.prefetch_slot(next.load(Ordering::Relaxed));
     }
@@ -247,14 +251,14 @@ impl Ring {
     #[inline]
     pub fn take_seq(&self) -> u64 {
         // Relaxed: seq only needs to be unique; the commit word orders the slot.
-        self.words[hdr::NEXT_SEQ].fetch_add(1, Ordering::Relaxed)
+        self.header[hdr::NEXT_SEQ].fetch_add(1, Ordering::Relaxed)
     }
 
     /// The writer's position, acquire (pairs with [`Ring::set_consumed`]), so
     /// the writer's reads of the slots below it happen before we overwrite them.
     #[inline]
     pub fn consumed(&self) -> u64 {
-        self.words[hdr::CONSUMED].load(Ordering::Acquire)
+        self.header[hdr::CONSUMED].load(Ordering::Acquire)
     }
 
     /// Writer: every seq below `pos` is encoded and written; frees their slots.

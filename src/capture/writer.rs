@@ -322,6 +322,8 @@ pub struct QueueProducer {
     last_block: Box<[u8; KERNARG_BOUND]>,
     /// `(len, segment_size)` of `last_block`; `None`: no entry to repeat.
     last_block_key: Option<(usize, u64)>,
+    /// `slot_ref::repeat(arena id, false)`, made once.
+    repeat_ref: u64,
 }
 
 impl Drop for QueueProducer {
@@ -362,9 +364,6 @@ impl QueueProducer {
     #[inline]
     pub fn push_with_kernarg(&mut self, rec: &PacketRecord, k: KernargSubmit<'_>) {
         if self.shared.disabled.load(Ordering::Relaxed) {
-            // A staged block may have been copied over the previous one:
-            // nothing may repeat it now.
-            self.last_block_key = None;
             return;
         }
         let kref = match k {
@@ -384,22 +383,10 @@ impl QueueProducer {
                 if self.last_block_key == Some((bytes.len(), segment_size))
                     && (bytes.is_empty() || self.last_block[..bytes.len()] == *bytes)
                 {
-                    slot_ref::repeat(self.arena.id, truncated)
+                    self.repeat_ref | u64::from(truncated)
                 } else {
                     self.last_block[..bytes.len()].copy_from_slice(bytes);
                     self.store_last_block(bytes.len(), segment_size)
-                }
-            }
-            KernargSubmit::Staged {
-                len,
-                segment_size,
-                unchanged,
-            } => {
-                let len = len.min(KERNARG_BOUND);
-                if unchanged && self.last_block_key == Some((len, segment_size)) {
-                    slot_ref::repeat(self.arena.id, segment_size > KERNARG_BOUND as u64)
-                } else {
-                    self.store_last_block(len, segment_size)
                 }
             }
         };
@@ -408,14 +395,43 @@ impl QueueProducer {
 
     /// The previous block's buffer, and its length when a record may repeat
     /// it, for a caller that compares the next block in place and copies it
-    /// over the buffer only when it differs; it then pushes the record with
-    /// [`KernargSubmit::Staged`].
+    /// over the buffer only when it differs; then
+    /// [`QueueProducer::push_staged`].
     #[inline]
     pub fn kernarg_stage(&mut self) -> (&mut [u8; KERNARG_BOUND], Option<usize>) {
         (
             &mut self.last_block,
             self.last_block_key.map(|(len, _)| len),
         )
+    }
+
+    /// [`QueueProducer::push_with_kernarg`] for a block staged through
+    /// [`QueueProducer::kernarg_stage`]: the first `len` bytes of the
+    /// buffer are the dispatch's (at most [`KERNARG_BOUND`]), and
+    /// `unchanged` says the caller found them equal to the previous block
+    /// without copying. A launch that repeats its arguments then costs one
+    /// compare: no copy out of the program's memory, none here.
+    #[inline]
+    pub fn push_staged(
+        &mut self,
+        rec: &PacketRecord,
+        len: usize,
+        segment_size: u64,
+        unchanged: bool,
+    ) {
+        if self.shared.disabled.load(Ordering::Relaxed) {
+            // The caller may have copied a new block over the previous one:
+            // nothing may repeat it now.
+            self.last_block_key = None;
+            return;
+        }
+        let len = len.min(KERNARG_BOUND);
+        let kref = if unchanged && self.last_block_key == Some((len, segment_size)) {
+            self.repeat_ref | u64::from(segment_size > KERNARG_BOUND as u64)
+        } else {
+            self.store_last_block(len, segment_size)
+        };
+        self.push_ref(rec, kref);
     }
 
     /// Stores the first `len` bytes of `last_block` (the dispatch's) in the
@@ -573,9 +589,7 @@ impl QueueProducer {
     /// them last). Costs a load and two prefetches; changes nothing.
     #[inline]
     pub fn prepare(&self) {
-        if !self.shared.disabled.load(Ordering::Relaxed) {
-            self.ring.prefetch_next();
-        }
+        self.ring.prefetch_next();
     }
 
     /// The queue these records belong to.
@@ -774,6 +788,7 @@ impl CaptureWriter {
             arena_nudged_at: u64::MAX,
             last_block: Box::new([0; KERNARG_BOUND]),
             last_block_key: None,
+            repeat_ref: slot_ref::repeat(arena_id, false),
         }
     }
 

@@ -188,11 +188,13 @@ pub fn free(ptr: usize) -> bool {
 
 pub use crate::kernargs::{KernargRange, KernargReadError};
 
-/// A queue's kernarg copy state: the cached allocation and the buffer.
+/// A queue's kernarg copy state: the cached allocation, the buffer, and the
+/// last kernel object whose kernarg segment size was looked up, with it.
 #[derive(Debug)]
 pub struct KernargCopy {
     pub range: KernargRange,
     pub buf: Box<[u8; crate::capture::KERNARG_BOUND]>,
+    pub kernel: (u64, u64),
 }
 
 impl Default for KernargCopy {
@@ -200,6 +202,7 @@ impl Default for KernargCopy {
         KernargCopy {
             range: KernargRange::default(),
             buf: Box::new([0; crate::capture::KERNARG_BOUND]),
+            kernel: (0, 0),
         }
     }
 }

@@ -625,75 +625,81 @@ impl Sink<'_, '_> {
         self.producer.is_some()
     }
 
-    /// The dispatch's kernarg bytes, copied now (before its completion is
-    /// signalled) into `buf`, from memory this runtime allocated only
-    /// (virtual mode), or from memory the real runtime allocated through the
-    /// shim from a pool it says is host memory (intercept mode).
+    /// Pushes the record into the capture; a dispatch with its kernarg
+    /// bytes, read now (before its completion is signalled), from memory
+    /// this runtime allocated only (virtual mode: compared in place with
+    /// the queue's previous block and copied only when they differ), or
+    /// from memory the real runtime allocated through the shim from a pool
+    /// it says is host memory (intercept mode).
     #[inline]
-    fn kernarg<'b>(
-        &'b mut self,
-        producer: &mut QueueProducer,
-        rec: &PacketRecord,
-    ) -> Option<KernargSubmit<'b>> {
+    fn push(&mut self, producer: &mut QueueProducer, rec: &PacketRecord) {
         use crate::abi::packet_offset as po;
         use crate::aql::KernelTable;
         if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
             || !KERNARG_CAPTURE.load(Ordering::Relaxed)
         {
-            return None;
+            return producer.push(rec);
         }
+        let unreadable = |producer: &mut QueueProducer, why| {
+            producer.push_with_kernarg(rec, KernargSubmit::Unreadable(why))
+        };
         let word = |at: usize| u64::from_le_bytes(rec.raw[at..at + 8].try_into().unwrap_or([0; 8]));
         let (ko, addr) = (word(po::KERNEL_OBJECT), word(po::KERNARG_ADDRESS));
-        let size = match self.kernels.lookup(ko) {
-            crate::aql::KernelLookup::Known(k) => u64::from(k.kernarg_size),
-            _ => return Some(KernargSubmit::Unreadable(Unreadable::UnknownKernel)),
+        // The processor has just looked the kernel up; a launch loop
+        // repeats it, so its kernarg size is kept with the queue's copy
+        // state (a known kernel never changes: kernels are never unloaded).
+        let size = match self.kernarg.kernel {
+            (last, size) if last == ko && ko != 0 => size,
+            _ => match self.kernels.lookup(ko) {
+                crate::aql::KernelLookup::Known(k) => {
+                    self.kernarg.kernel = (ko, u64::from(k.kernarg_size));
+                    u64::from(k.kernarg_size)
+                }
+                _ => return unreadable(producer, Unreadable::UnknownKernel),
+            },
         };
         if size == 0 {
-            return Some(KernargSubmit::Bytes {
+            let bytes = KernargSubmit::Bytes {
                 bytes: &[],
                 segment_size: 0,
-            });
+            };
+            return producer.push_with_kernarg(rec, bytes);
         }
         if addr == 0 {
-            return Some(KernargSubmit::Unreadable(Unreadable::NullAddress));
+            return unreadable(producer, Unreadable::NullAddress);
         }
         let k = &mut *self.kernarg;
         let want = (size as usize).min(k.buf.len());
+        if !lifecycle::intercepting() {
+            let (last, last_len) = producer.kernarg_stage();
+            return match memory::stage_kernarg(
+                &self.locked,
+                &mut k.range,
+                addr,
+                want,
+                last,
+                last_len,
+            ) {
+                Ok(memory::Staged::Same(n)) => producer.push_staged(rec, n, size, true),
+                Ok(memory::Staged::Copied(n)) => producer.push_staged(rec, n, size, false),
+                Err(_) => unreadable(producer, Unreadable::NotKnownReadable),
+            };
+        }
         // Intercept mode: the kernarg memory is the real runtime's, read only
         // where the pass-through table knows it to be host memory.
         let shard = self.queue_id as usize;
-        let copied = if lifecycle::intercepting() {
-            match real::below() {
-                Some(b) => b.copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want]),
-                None => return Some(KernargSubmit::Unreadable(Unreadable::ModeNotSupported)),
-            }
-        } else {
-            // Virtual mode: compared in place with the queue's previous
-            // block, copied only when it differs (`Staged`).
-            let (last, last_len) = producer.kernarg_stage();
-            return Some(
-                match memory::stage_kernarg(&self.locked, &mut k.range, addr, want, last, last_len)
-                {
-                    Ok(memory::Staged::Same(n)) => KernargSubmit::Staged {
-                        len: n,
-                        segment_size: size,
-                        unchanged: true,
-                    },
-                    Ok(memory::Staged::Copied(n)) => KernargSubmit::Staged {
-                        len: n,
-                        segment_size: size,
-                        unchanged: false,
-                    },
-                    Err(_) => KernargSubmit::Unreadable(Unreadable::NotKnownReadable),
-                },
-            );
+        let Some(below) = real::below() else {
+            return unreadable(producer, Unreadable::ModeNotSupported);
         };
-        match copied {
-            Ok(n) => Some(KernargSubmit::Bytes {
-                bytes: &k.buf[..n],
-                segment_size: size,
-            }),
-            Err(_) => Some(KernargSubmit::Unreadable(Unreadable::NotKnownReadable)),
+        match below.copy_kernarg(&mut k.range, shard, addr, &mut k.buf[..want]) {
+            Ok(n) => {
+                let bytes = KernargSubmit::Bytes {
+                    bytes: &k.buf[..n],
+                    segment_size: size,
+                };
+                producer.push_with_kernarg(rec, bytes)
+            }
+            Err(_) => unreadable(producer, Unreadable::NotKnownReadable),
         }
     }
 }
@@ -711,10 +717,7 @@ impl RecordSink for Sink<'_, '_> {
             log_reject(rec);
         }
         if let Some(p) = self.producer.take() {
-            match self.kernarg(p, rec) {
-                Some(k) => p.push_with_kernarg(rec, k),
-                None => p.push(rec),
-            }
+            self.push(p, rec);
             self.producer = Some(p);
         }
     }
