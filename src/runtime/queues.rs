@@ -1185,7 +1185,7 @@ mod tests {
         unsafe { std::ptr::write_bytes(p, 0x11, 256) };
         let addr = p as u64;
         let mut cache = KernargRange::default();
-        let mut last = [0u8; 64];
+        let mut last = [0u8; 128];
         {
             let _guard = q.drain.lock().unwrap();
             let locked = DrainLocked(());
@@ -1198,7 +1198,7 @@ mod tests {
                 Ok(Staged::Copied(48))
             );
             assert_eq!(last[..48], [0x11; 48]);
-            assert_eq!(last[48..], [0; 16], "only the bytes read are written");
+            assert_eq!(last[48..], [0; 80], "only the bytes read are written");
             // The same bytes again, previous length 48: nothing copied.
             last[60] = 0xee;
             assert_eq!(
@@ -1226,15 +1226,43 @@ mod tests {
             );
             assert_eq!(
                 stage(&mut cache, &mut last, addr, 4096, Some(64)),
-                Ok(Staged::Copied(64))
+                Ok(Staged::Copied(128))
             );
+            // Blocks of other lengths, whole words or not: a change in the
+            // first byte or the last is seen, and the copy takes it.
+            for len in [8usize, 16, 24, 64, 12, 72] {
+                assert_eq!(
+                    stage(&mut cache, &mut last, addr, len, None),
+                    Ok(Staged::Copied(len))
+                );
+                assert_eq!(
+                    stage(&mut cache, &mut last, addr, len, Some(len)),
+                    Ok(Staged::Same(len))
+                );
+                // SAFETY: inside the allocation.
+                unsafe { *p.add(len - 1) ^= 0xff };
+                assert_eq!(
+                    stage(&mut cache, &mut last, addr, len, Some(len)),
+                    Ok(Staged::Copied(len)),
+                    "{len}"
+                );
+                // SAFETY: as above.
+                assert_eq!(last[len - 1], unsafe { *p.add(len - 1) });
+                // SAFETY: as above.
+                unsafe { *p.add(0) ^= 0x01 };
+                assert_eq!(
+                    stage(&mut cache, &mut last, addr, len, Some(len)),
+                    Ok(Staged::Copied(len)),
+                    "{len}"
+                );
+            }
             // Memory that is not this runtime's: an error, nothing written.
-            last = [0x33; 64];
+            last = [0x33; 128];
             assert_eq!(
                 stage(&mut cache, &mut last, 0x10, 48, Some(48)),
                 Err(memory::KernargReadError::NotOurs)
             );
-            assert_eq!(last, [0x33; 64]);
+            assert_eq!(last, [0x33; 128]);
         }
         assert!(memory::free(addr as usize));
         q.destroy();
