@@ -87,6 +87,7 @@ pub struct KernargRange {
     // Filled by the virtual runtime's `copy_kernarg`, or by the pass-through table's copy in
     // intercept and observe mode (`interpose::passthrough`).
     pub(crate) base: u64,
+    /// 0 until filled (then at least 1): `valid` is `size > 0`.
     pub(crate) size: u64,
     pub(crate) epoch: u64,
     pub(crate) valid: bool,

@@ -254,8 +254,9 @@ fn readable_len(
     want: usize,
 ) -> Result<usize, KernargReadError> {
     let epoch = FREE_EPOCH.load(Ordering::SeqCst);
-    let hit =
-        cache.valid && cache.epoch == epoch && addr >= cache.base && addr < cache.base + cache.size;
+    // One compare for the range: below `base` wraps to a large offset. A
+    // cache never filled has size 0 (filled, at least 1), so it never hits.
+    let hit = cache.epoch == epoch && addr.wrapping_sub(cache.base) < cache.size;
     if !hit {
         match find(addr) {
             Some((base, size)) => {

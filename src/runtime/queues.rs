@@ -611,6 +611,10 @@ struct Sink<'a, 'k> {
     /// buffer they are copied into.
     kernarg: &'a mut memory::KernargCopy,
     queue_id: u64,
+    /// Kernel arguments are captured (`SOFTGPU_KERNARGS`), read once a pass.
+    kernargs: bool,
+    /// Over a real runtime (intercept mode), read once a pass.
+    intercepting: bool,
     /// This pass holds the queue's drain lock (for `memory::copy_kernarg`).
     locked: DrainLocked,
 }
@@ -636,7 +640,7 @@ impl Sink<'_, '_> {
         use crate::abi::packet_offset as po;
         use crate::aql::KernelTable;
         if crate::abi::PacketType(rec.raw[po::HEADER]) != crate::abi::PacketType::KERNEL_DISPATCH
-            || !KERNARG_CAPTURE.load(Ordering::Relaxed)
+            || !self.kernargs
         {
             return producer.push(rec);
         }
@@ -670,7 +674,7 @@ impl Sink<'_, '_> {
         }
         let k = &mut *self.kernarg;
         let want = (size as usize).min(k.buf.len());
-        if !lifecycle::intercepting() {
+        if !self.intercepting {
             let (last, last_len) = producer.kernarg_stage();
             return match memory::stage_kernarg(
                 &self.locked,
@@ -793,7 +797,8 @@ impl VirtualQueue {
         // Over a real runtime, a pass takes at most as many packets as it can
         // hold real completions for, so they are all completed, in order,
         // right after it; the caller runs another pass for the rest.
-        let cap = if lifecycle::intercepting() {
+        let intercepting = lifecycle::intercepting();
+        let cap = if intercepting {
             side.state.observed_through + AFTER_DRAIN as u64
         } else {
             u64::MAX
@@ -810,6 +815,8 @@ impl VirtualQueue {
             kernels: &kernels,
             kernarg: side.kernarg.get_or_insert_with(Box::default),
             queue_id: self.queue_id(),
+            kernargs: KERNARG_CAPTURE.load(Ordering::Relaxed),
+            intercepting,
             // The drain lock is held (`guard`) until after `sink` is gone.
             locked: DrainLocked(()),
         };
