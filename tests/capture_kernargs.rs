@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use softgpu_hsa::aql::{PacketRecord, ReasonSet, Status};
 use softgpu_hsa::capture::{
-    AgentDesc, AgentKind, CaptureHeader, CaptureWriter, KERNARG_BOUND, KernargClass, KernargSubmit,
-    KernelArgSources, RecordKernarg, Unreadable, read_file,
+    AgentDesc, AgentKind, Capture, CaptureHeader, CaptureWriter, CapturedRecord, KERNARG_BOUND,
+    KernargClass, KernargSubmit, KernelArgSources, RecordKernarg, Unreadable, read_file,
 };
 use softgpu_hsa::code_object::{KernelArg, KernelMetadata};
 use softgpu_hsa::kernargs::{ArgFinding, ArgValue, KernelSources, PointerFinding};
@@ -626,16 +626,7 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
                 "record {n}"
             ),
             S::Bytes(bytes, seg) => {
-                let kept = &bytes[..bytes.len().min(KERNARG_BOUND)];
-                assert_eq!(cap.kernarg_bytes(r).unwrap(), kept, "record {n}");
-                let RecordKernarg::Block { truncated_from, .. } = r.kernarg else {
-                    panic!("record {n}: {:?}", r.kernarg);
-                };
-                assert_eq!(
-                    truncated_from,
-                    (*seg > KERNARG_BOUND as u64).then_some(*seg),
-                    "record {n}"
-                );
+                assert_block_kept(&cap, r, bytes, *seg, n);
                 let f = cap.arg_findings(r);
                 assert_eq!(f.len(), 1, "record {n}");
                 assert_eq!(f[0].address, call, "record {n}: its own check");
@@ -646,6 +637,21 @@ fn a_block_repeated_around_changes_unreadable_records_and_other_queues_keeps_eve
     assert_eq!(calls.load(Ordering::SeqCst), call);
     // a, b, a-as-48 is the same bytes: a, b and big are the distinct blocks.
     assert_eq!(cap.kernarg_blocks.len(), 3);
+}
+
+/// Record `n` holds `bytes` (its first [`KERNARG_BOUND`]) as its own block,
+/// marked truncated exactly when its segment size `seg` is over the bound.
+fn assert_block_kept(cap: &Capture, r: &CapturedRecord, bytes: &[u8], seg: u64, n: usize) {
+    let kept = &bytes[..bytes.len().min(KERNARG_BOUND)];
+    assert_eq!(cap.kernarg_bytes(r).unwrap(), kept, "record {n}");
+    let RecordKernarg::Block { truncated_from, .. } = r.kernarg else {
+        panic!("record {n}: {:?}", r.kernarg);
+    };
+    assert_eq!(
+        truncated_from,
+        (seg > KERNARG_BOUND as u64).then_some(seg),
+        "record {n}"
+    );
 }
 
 #[test]
@@ -707,16 +713,7 @@ fn blocks_staged_in_place_and_blocks_submitted_as_bytes_repeat_each_other_and_ke
     assert!(cap.complete);
     assert_eq!(cap.records.len(), plan.len());
     for (n, (r, (_, bytes, seg))) in cap.records.iter().zip(&plan).enumerate() {
-        let kept = &bytes[..bytes.len().min(KERNARG_BOUND)];
-        assert_eq!(cap.kernarg_bytes(r).unwrap(), kept, "record {n}");
-        let RecordKernarg::Block { truncated_from, .. } = r.kernarg else {
-            panic!("record {n}: {:?}", r.kernarg);
-        };
-        assert_eq!(
-            truncated_from,
-            (*seg > KERNARG_BOUND as u64).then_some(*seg),
-            "record {n}"
-        );
+        assert_block_kept(&cap, r, bytes, *seg, n);
     }
     // a, b, big and the empty block.
     assert_eq!(cap.kernarg_blocks.len(), 4);

@@ -84,7 +84,7 @@ pub fn kernel_sources(
 /// doorbell path neither allocates nor clears one).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct KernargRange {
-    // Filled by the virtual runtime's `copy_kernarg`, or by the pass-through table's copy in
+    // Filled by the virtual runtime's `stage_kernarg`, or by the pass-through table's copy in
     // intercept and observe mode (`interpose::passthrough`).
     pub(crate) base: u64,
     /// 0 until filled (then at least 1): `valid` is `size > 0`.

@@ -174,7 +174,7 @@ pub fn free(ptr: usize) -> bool {
     }
     // A kernarg copy that found this allocation before it left the registry
     // finishes before the memory goes: every copy runs inside a drain pass
-    // (see `copy_kernarg`), and a pass that could have seen the old epoch
+    // (see `stage_kernarg`), and a pass that could have seen the old epoch
     // ends before `wait_for_drains` returns.
     FREE_EPOCH.fetch_add(1, Ordering::SeqCst);
     super::queues::wait_for_drains();
@@ -205,42 +205,6 @@ impl Default for KernargCopy {
             kernel: (0, 0),
         }
     }
-}
-
-/// Copies up to `out.len()` bytes at `addr` into `out`, if `addr` lies in an
-/// allocation of this runtime; returns how many (fewer when the allocation
-/// ends first). On the doorbell path: no allocation, no atomic
-/// read-modify-write; the registry's read lock only when `cache` misses
-/// (another allocation, or a free since).
-///
-/// Only a drain pass can call it (`_drain` is made only while a queue's
-/// drain lock is held): [`free`] bumps the epoch and then waits for every
-/// drain pass running at that moment to end before the memory goes, so a
-/// copy needs no reader count of its own. (The reader count it replaced cost
-/// two locked instructions, about 12 ns, on every dispatch.)
-pub fn copy_kernarg(
-    _drain: &super::queues::DrainLocked,
-    cache: &mut KernargRange,
-    addr: u64,
-    out: &mut [u8],
-) -> Result<usize, KernargReadError> {
-    let n = readable_len(cache, addr, out.len())?;
-    // SAFETY: `[addr, addr + n)` lies inside a live allocation of this
-    // runtime. It was in the registry when `cache` was filled, at the epoch
-    // `readable_len` just read; we are inside a drain pass (the caller holds a queue's
-    // drain lock, which `_drain` proves). A free removes the allocation from
-    // the registry, bumps the epoch, and then takes every queue's drain lock
-    // in turn before it deallocates. So either that free took this queue's
-    // lock after this pass releases it (the memory is still allocated now),
-    // or before this pass took it, in which case the removal and the bump
-    // happen-before this pass: the epoch `readable_len` read is the new one,
-    // and the registry no longer holds the allocation, so `cache` cannot name it.
-    // Allocations are plain host memory, readable as bytes; `out` is a
-    // distinct Rust buffer, so the ranges do not overlap. The program may be
-    // writing the bytes concurrently (a racy program); a byte copy of them is
-    // still only bytes.
-    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), n) };
-    Ok(n)
 }
 
 /// How many of the `want` bytes at `addr` lie in the allocation of this
@@ -282,13 +246,21 @@ pub enum Staged {
     Copied(usize),
 }
 
-/// [`copy_kernarg`] into the previous block's own buffer, comparing first:
-/// when `last_len` is the length to read and `last[..last_len]` equals the
-/// bytes at `addr`, nothing is copied ([`Staged::Same`]; a launch loop passes
-/// the same arguments again and again, so this is the common case);
-/// otherwise they are copied over `last` ([`Staged::Copied`]). `want` is
-/// at most `last.len()`. The same range checks and the same safety argument
-/// as `copy_kernarg`.
+/// Reads a dispatch's kernarg block into the queue's previous block's own
+/// buffer, comparing first, if `addr` lies in an allocation of this runtime:
+/// up to `want` bytes (at most `last.len()`; fewer when the allocation ends
+/// first). When `last_len` is that length and `last[..last_len]` equals the
+/// bytes at `addr`, nothing is copied ([`Staged::Same`]; a launch loop
+/// passes the same arguments again and again, so this is the common case);
+/// otherwise they are copied over `last` ([`Staged::Copied`]). On the
+/// doorbell path: no allocation, no atomic read-modify-write; the registry's
+/// read lock only when `cache` misses (another allocation, or a free since).
+///
+/// Only a drain pass can call it (`_drain` is made only while a queue's
+/// drain lock is held): [`free`] bumps the epoch and then waits for every
+/// drain pass running at that moment to end before the memory goes, so a
+/// read needs no reader count of its own. (The reader count it replaced cost
+/// two locked instructions, about 12 ns, on every dispatch.)
 pub fn stage_kernarg(
     _drain: &super::queues::DrainLocked,
     cache: &mut KernargRange,
@@ -298,13 +270,25 @@ pub fn stage_kernarg(
     last_len: Option<usize>,
 ) -> Result<Staged, KernargReadError> {
     let n = readable_len(cache, addr, want.min(last.len()))?;
+    // Why `[addr, addr + n)` may be read, here and in the copy below: it lies
+    // inside a live allocation of this runtime. It was in the registry when
+    // `cache` was filled, at the epoch `readable_len` just read; we are inside
+    // a drain pass (the caller holds a queue's drain lock, which `_drain`
+    // proves). A free removes the allocation from the registry, bumps the
+    // epoch, and then takes every queue's drain lock in turn before it
+    // deallocates. So either that free took this queue's lock after this pass
+    // releases it (the memory is still allocated now), or before this pass
+    // took it, in which case the removal and the bump happen-before this
+    // pass: the epoch `readable_len` read is the new one, and the registry no
+    // longer holds the allocation, so `cache` cannot name it. Allocations are
+    // plain host memory, readable as bytes. The program may be writing them
+    // concurrently (a racy program): both reads go through raw pointers, no
+    // Rust reference is made to its memory, and a compare or a copy of such
+    // bytes is still only bytes.
     if last_len == Some(n) && n > 0 {
-        // SAFETY: `[addr, addr + n)` is readable for the reasons given in
-        // `copy_kernarg` (same checks, same drain pass); `last[..n]` is a
-        // live Rust buffer (`n <= last.len()`). memcmp only reads both
-        // ranges, through raw pointers: no Rust reference is made to the
-        // program's memory, which it may be writing (a racy program gets a
-        // compare of whatever bytes were there, as a copy would).
+        // SAFETY: `[addr, addr + n)` is readable, as argued above;
+        // `last[..n]` is a live Rust buffer (`n <= last.len()`). memcmp only
+        // reads both ranges.
         let same = unsafe {
             libc::memcmp(
                 addr as *const libc::c_void,
@@ -316,9 +300,9 @@ pub fn stage_kernarg(
             return Ok(Staged::Same(n));
         }
     }
-    // SAFETY: as above, and as in `copy_kernarg`: the source range is live
-    // host memory of this runtime, `last` a distinct Rust buffer of at
-    // least `n` bytes, so the ranges do not overlap.
+    // SAFETY: the source range is readable, as argued above; `last` is a
+    // distinct Rust buffer of at least `n` bytes (`n <= last.len()`), so the
+    // ranges do not overlap.
     unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, last.as_mut_ptr(), n) };
     Ok(Staged::Copied(n))
 }

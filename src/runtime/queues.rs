@@ -615,7 +615,7 @@ struct Sink<'a, 'k> {
     kernargs: bool,
     /// Over a real runtime (intercept mode), read once a pass.
     intercepting: bool,
-    /// This pass holds the queue's drain lock (for `memory::copy_kernarg`).
+    /// This pass holds the queue's drain lock (for `memory::stage_kernarg`).
     locked: DrainLocked,
 }
 
@@ -1137,14 +1137,22 @@ pub fn doorbell_store(slot: &SignalSlot, ctx: &DrainContext) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_free_waits_for_a_drain_pass_that_may_be_copying_its_kernargs() {
+    /// A queue, and a fresh 256-byte allocation of this runtime filled with
+    /// `fill`.
+    fn queue_and_block(fill: u8) -> (&'static VirtualQueue, *mut u8) {
         use crate::runtime::agents::PoolKind;
-        use crate::runtime::memory::{self, AllocApi, KernargRange};
+        use crate::runtime::memory::{self, AllocApi};
         let q = create(64, 0, 1, false, |_| None).expect("a queue");
         let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
         // SAFETY: `p` is a fresh 256-byte allocation of ours.
-        unsafe { std::ptr::write_bytes(p, 0x5a, 256) };
+        unsafe { std::ptr::write_bytes(p, fill, 256) };
+        (q, p)
+    }
+
+    #[test]
+    fn a_free_waits_for_a_drain_pass_that_may_be_copying_its_kernargs() {
+        use crate::runtime::memory::{self, KernargRange};
+        let (q, p) = queue_and_block(0x5a);
         let addr = p as u64;
         let freed = std::sync::atomic::AtomicBool::new(false);
         let mut cache = KernargRange::default();
@@ -1154,8 +1162,8 @@ mod tests {
             let guard = q.drain.lock().unwrap();
             let locked = DrainLocked(());
             assert_eq!(
-                memory::copy_kernarg(&locked, &mut cache, addr, &mut out),
-                Ok(64)
+                memory::stage_kernarg(&locked, &mut cache, addr, 64, &mut out, None),
+                Ok(memory::Staged::Copied(64))
             );
             let freer = t.spawn(|| {
                 assert!(memory::free(addr as usize));
@@ -1172,7 +1180,7 @@ mod tests {
             // A copy that starts after the free took the allocation out sees
             // the new epoch and finds nothing, in this pass or a later one.
             assert_eq!(
-                memory::copy_kernarg(&locked, &mut cache, addr, &mut out),
+                memory::stage_kernarg(&locked, &mut cache, addr, 64, &mut out, Some(64)),
                 Err(memory::KernargReadError::NotOurs)
             );
             drop(guard);
@@ -1184,12 +1192,8 @@ mod tests {
 
     #[test]
     fn a_staged_kernarg_copy_compares_in_place_and_copies_only_what_changed() {
-        use crate::runtime::agents::PoolKind;
-        use crate::runtime::memory::{self, AllocApi, KernargRange, Staged};
-        let q = create(64, 0, 1, false, |_| None).expect("a queue");
-        let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
-        // SAFETY: `p` is a fresh 256-byte allocation of ours.
-        unsafe { std::ptr::write_bytes(p, 0x11, 256) };
+        use crate::runtime::memory::{self, KernargRange, Staged};
+        let (q, p) = queue_and_block(0x11);
         let addr = p as u64;
         let mut cache = KernargRange::default();
         let mut last = [0u8; 128];
