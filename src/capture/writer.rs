@@ -773,14 +773,15 @@ impl CaptureWriter {
             .push(Control::Queue(info, arena.clone()));
         let capacity = self.shared.ring.capacity();
         let consumed = self.shared.ring.consumed();
+        let nudge_at = (capacity / 2).max(1);
         QueueProducer {
             queue_id,
             ring: self.shared.ring,
             shared: self.shared.clone(),
             cached_consumed: consumed,
             capacity,
-            nudge_at: (capacity / 2).max(1),
-            check_at: consumed + (capacity / 2).max(1),
+            nudge_at,
+            check_at: consumed + nudge_at,
             arena,
             arena_pos: 0,
             arena_consumed: 0,
