@@ -463,9 +463,7 @@ pub fn copy_kernarg(
     let readers = &READERS[shard % SHARDS].0;
     readers.fetch_add(1, Ordering::SeqCst);
     let epoch = FREE_EPOCH.load(Ordering::SeqCst);
-    let hit =
-        cache.valid && cache.epoch == epoch && addr >= cache.base && addr - cache.base < cache.size;
-    if !hit {
+    if !cache.holds(addr, epoch) {
         let found = {
             let live = LIVE.read().unwrap_or_else(|e| e.into_inner());
             live.range(..=addr)
@@ -474,14 +472,7 @@ pub fn copy_kernarg(
                 .map(|(b, e)| (*b, e.size))
         };
         match found {
-            Some((base, size)) if size > 0 => {
-                *cache = KernargRange {
-                    base,
-                    size,
-                    epoch,
-                    valid: true,
-                }
-            }
+            Some((base, size)) if size > 0 => *cache = KernargRange { base, size, epoch },
             _ => {
                 readers.fetch_sub(1, Ordering::SeqCst);
                 return Err(KernargReadError::NotOurs);

@@ -87,10 +87,19 @@ pub struct KernargRange {
     // Filled by the virtual runtime's `stage_kernarg`, or by the pass-through table's copy in
     // intercept and observe mode (`interpose::passthrough`).
     pub(crate) base: u64,
-    /// 0 until filled (then at least 1): `valid` is `size > 0`.
+    /// 0 until filled (then at least 1), so a cache never filled holds nothing.
     pub(crate) size: u64,
     pub(crate) epoch: u64,
-    pub(crate) valid: bool,
+}
+
+impl KernargRange {
+    /// Whether the cached allocation holds `addr` and was filled at the free
+    /// epoch `epoch`. One compare for the range: an `addr` below `base`
+    /// wraps to a large offset.
+    #[inline]
+    pub(crate) fn holds(&self, addr: u64, epoch: u64) -> bool {
+        self.epoch == epoch && addr.wrapping_sub(self.base) < self.size
+    }
 }
 
 /// Why a kernarg block could not be copied.

@@ -218,17 +218,13 @@ fn readable_len(
     want: usize,
 ) -> Result<usize, KernargReadError> {
     let epoch = FREE_EPOCH.load(Ordering::SeqCst);
-    // One compare for the range: below `base` wraps to a large offset. A
-    // cache never filled has size 0 (filled, at least 1), so it never hits.
-    let hit = cache.epoch == epoch && addr.wrapping_sub(cache.base) < cache.size;
-    if !hit {
+    if !cache.holds(addr, epoch) {
         match find(addr) {
             Some((base, size)) => {
                 *cache = KernargRange {
                     base,
                     size: size.max(1),
                     epoch,
-                    valid: true,
                 }
             }
             None => return Err(KernargReadError::NotOurs),
