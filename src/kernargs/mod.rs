@@ -108,3 +108,40 @@ pub enum KernargReadError {
     /// Not inside memory this runtime allocated.
     NotOurs,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::KernargRange;
+
+    #[test]
+    fn a_kernarg_range_holds_exactly_its_allocation_at_its_epoch() {
+        // Never filled: size 0 holds nothing, not even address 0 at epoch 0.
+        let empty = KernargRange::default();
+        assert!(!empty.holds(0, 0));
+        assert!(!empty.holds(u64::MAX, 0));
+
+        let r = KernargRange {
+            base: 0x1000,
+            size: 0x100,
+            epoch: 7,
+        };
+        assert!(r.holds(0x1000, 7), "the first byte");
+        assert!(r.holds(0x10ff, 7), "the last byte");
+        assert!(!r.holds(0x1100, 7), "one past the end");
+        assert!(
+            !r.holds(0x0fff, 7),
+            "one below the base (wraps to a large offset)"
+        );
+        assert!(!r.holds(0, 7));
+        assert!(!r.holds(0x1000, 8), "a free since the fill: another epoch");
+
+        // An allocation that ends at the top of the address space.
+        let top = KernargRange {
+            base: u64::MAX - 0xf,
+            size: 0x10,
+            epoch: 0,
+        };
+        assert!(top.holds(u64::MAX, 0));
+        assert!(!top.holds(u64::MAX - 0x10, 0));
+    }
+}
