@@ -39,8 +39,13 @@ pub const SLOT_BYTES: usize = SLOT_WORDS * 8;
 pub const HEADER_WORDS: usize = 512;
 /// Bytes of the ring header.
 pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
-/// How many slots ahead of its own a producer prefetches for writing.
-const PREFETCH_AHEAD: u64 = 4;
+/// How many slots ahead of its own a producer prefetches for writing. In a
+/// burst (packets about 16 ns apart in `benches/capture_path.rs`) 4 slots
+/// ahead was less time than a line takes to arrive from the shared cache:
+/// 16 took the burst's processor with capture on from about 29 to about 24
+/// ns a packet (5 December, `docs/PERFORMANCE.md`). Between launches (about
+/// 1 us apart) any distance is enough.
+const PREFETCH_AHEAD: u64 = 16;
 /// How many slots ahead of the one it reads the writer prefetches.
 const READ_AHEAD: u64 = 8;
 /// The ring header's first word: `"SGRING\0\x03"` little-endian (3: the

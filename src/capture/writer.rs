@@ -58,6 +58,9 @@ use crate::abi::PacketType;
 use crate::aql::PacketRecord;
 
 /// Slots in the live ring by default (128 bytes each: 2 MiB of the file).
+/// 4,096 slots (512 KiB) made a burst's push at most about 1 ns a packet
+/// cheaper, and halved the writer's sustained wall rate (the producer waits
+/// twice as often: `docs/PERFORMANCE.md`, 5 December), so the default stays.
 pub const DEFAULT_RING_CAPACITY: usize = 16384;
 /// The most slots a ring may have (its region must fit one frame).
 pub const MAX_RING_CAPACITY: usize = 65536;
