@@ -42,7 +42,7 @@ pub const HEADER_BYTES: usize = HEADER_WORDS * 8;
 /// How many slots ahead of its own a producer prefetches for writing. In a
 /// burst (packets about 16 ns apart in `benches/capture_path.rs`) 4 slots
 /// ahead was less time than a line takes to arrive from the shared cache:
-/// 16 took the burst's processor with capture on from about 29 to about 24
+/// 16 took the burst's processor with capture on from about 29 to about 25
 /// ns a packet (5 December, `docs/PERFORMANCE.md`). Between launches (about
 /// 1 us apart) any distance is enough.
 const PREFETCH_AHEAD: u64 = 16;
