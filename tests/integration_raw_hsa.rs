@@ -2101,6 +2101,19 @@ fn run_ending(mode: &str, tag: &str, kill: Option<i32>) -> Ended {
 /// [`run_ending`] with the program's starting signal dispositions given as
 /// an `env` option, and a list of signals sent one after the other.
 fn run_ending_signals(mode: &str, tag: &str, dispositions: &str, kill: &[i32]) -> Ended {
+    run_ending_under(&[], mode, tag, dispositions, kill)
+}
+
+/// [`run_ending_signals`] with the program run under `wrapper` (a command
+/// and its arguments, such as `strace ...`, which must exec the program as
+/// its only child); the signals then go to that child, the program.
+fn run_ending_under(
+    wrapper: &[&str],
+    mode: &str,
+    tag: &str,
+    dispositions: &str,
+    kill: &[i32],
+) -> Ended {
     use std::io::{BufRead, Read};
     let exe = compile("endings");
     let dir = work_dir("endings");
@@ -2111,7 +2124,15 @@ fn run_ending_signals(mode: &str, tag: &str, dispositions: &str, kill: &[i32]) -
     // background job with SIGINT ignored (`./scripts/test &`), and the shim
     // rightly leaves an ignored signal alone, so the SIGINT test would wait
     // for an ending that never comes. `env` execs the program (same pid).
-    let mut child = Command::new("env")
+    let mut cmd = match wrapper.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg("env");
+            c
+        }
+        None => Command::new("env"),
+    };
+    let mut child = cmd
         .arg(dispositions)
         .arg(&exe)
         .arg(mode)
@@ -2135,7 +2156,7 @@ fn run_ending_signals(mode: &str, tag: &str, dispositions: &str, kill: &[i32]) -
         s
     });
     let out_pipe = child.stdout.take().unwrap();
-    let pid = child.id() as i32;
+    let mut pid = child.id() as i32;
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let out_t = std::thread::spawn(move || {
         let mut s = String::new();
@@ -2153,6 +2174,17 @@ fn run_ending_signals(mode: &str, tag: &str, dispositions: &str, kill: &[i32]) -
     if !kill.is_empty() {
         rx.recv_timeout(RUN_TIMEOUT)
             .unwrap_or_else(|_| panic!("endings {mode} never said it was ready"));
+        if !wrapper.is_empty() {
+            let children = format!("/proc/{pid}/task/{pid}/children");
+            let list = std::fs::read_to_string(&children).unwrap_or_default();
+            pid = match list.split_whitespace().collect::<Vec<_>>()[..] {
+                [one] => one.parse().unwrap(),
+                _ => panic!(
+                    "{} has not exactly one child ({children}: {list:?})",
+                    wrapper[0]
+                ),
+            };
+        }
         proc_status_at_ready =
             std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     }
@@ -2264,7 +2296,10 @@ fn sigkill_right_after_the_waits_returned_keeps_every_launch_in_the_file() {
 }
 
 fn check_signal_finalised(sig: i32, tag: &str) {
-    let e = run_ending("wait_kill", tag, Some(sig));
+    check_finalised_by(&run_ending("wait_kill", tag, Some(sig)), sig);
+}
+
+fn check_finalised_by(e: &Ended, sig: i32) {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(
         e.status.signal(),
@@ -2282,7 +2317,7 @@ fn check_signal_finalised(sig: i32, tag: &str) {
     assert!(cap.trailer.is_some());
     assert_eq!(cap.end.recovered, 0, "the writer encoded everything first");
     assert_eq!(cap.records.len() as u64, e.fact("observed"));
-    all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), &e);
+    all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), e);
     assert!(!cap.complete, "a program killed by a signal did not finish");
     let (code, err, _) = e.inspect();
     assert_eq!(code, Some(0));
@@ -2297,6 +2332,39 @@ fn sigterm_without_a_program_handler_finalises_the_capture_then_kills_the_progra
 #[test]
 fn sigint_without_a_program_handler_finalises_the_capture_then_kills_the_program() {
     check_signal_finalised(libc::SIGINT, "sigint");
+}
+
+#[test]
+fn sigterm_finalises_the_capture_while_the_disk_takes_seconds_to_sync() {
+    // A busy disk, made certain: strace holds every fdatasync and fsync of
+    // the program for 3 s before it enters the kernel. (A CI run's test
+    // step, with the other tests writing, once lost the Trailer of the
+    // plain SIGTERM test above, failing as this test fails without the fix,
+    // when the writer thread made the new file durable itself before it
+    // did anything else.) The hook waits at most 2 s
+    // for the writer, so the Trailer must not wait
+    // behind any sync: neither the one that makes the new file durable, nor
+    // its own (the Trailer is in the file once written; its sync only adds
+    // durability against an OS crash).
+    let strace = [
+        "strace",
+        "-f",
+        "--seccomp-bpf",
+        "-o",
+        "/dev/null",
+        "-e",
+        "trace=fdatasync,fsync",
+        "-e",
+        "inject=fdatasync,fsync:delay_enter=3000000",
+    ];
+    let e = run_ending_under(
+        &strace,
+        "wait_kill",
+        "sigterm_slow_sync",
+        "--default-signal=INT,TERM",
+        &[libc::SIGTERM],
+    );
+    check_finalised_by(&e, libc::SIGTERM);
 }
 
 #[test]

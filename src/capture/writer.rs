@@ -240,6 +240,25 @@ impl Shared {
     fn word(&self, i: usize) -> &'static AtomicU64 {
         self.ring.word(i)
     }
+    /// Keeps `e` as the capture's I/O error unless one is kept already.
+    fn keep_error(&self, e: &io::Error) {
+        let mut kept = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_none() {
+            *kept = Some((e.kind(), format!("write failed: {e}")));
+        }
+    }
+    /// The first I/O error kept, this capture's writer's or its sync thread's.
+    fn kept_error(&self) -> Option<(io::ErrorKind, String)> {
+        self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// `fdatasync`s what `create` wrote (preamble, Header, Ring frame) and
+    /// `fsync`s the directory, so the file and its name survive an OS crash.
+    fn sync_created(&self) {
+        if let Err(e) = self.file.sync_data() {
+            self.keep_error(&e);
+        }
+        super::create::sync_dir_of(&self.path);
+    }
     /// Waits (up to `timeout`) until `done()` holds or the writer has exited.
     fn wait_until(&self, timeout: Duration, done: impl Fn() -> bool) -> bool {
         let deadline = Instant::now() + timeout;
@@ -638,8 +657,8 @@ pub fn on_termination_signal(sig: i32) {
 impl CaptureWriter {
     /// Creates the file safely (see [`super::create`]): preamble, Header
     /// frame and the live Ring frame, all in the file (the page cache) before
-    /// this returns, and starts the writer thread, which first syncs them and
-    /// the directory entry to disk.
+    /// this returns, and starts the writer thread, which has them and the
+    /// directory entry synced to disk on a short-lived thread of its own.
     ///
     /// `classify` is called on the writer thread, once per kernel dispatch record
     /// whose kernarg address is not 0 (0 is [`KernargClass::Null`] without a
@@ -948,7 +967,7 @@ impl CaptureWriter {
         let s = &self.shared;
         let target = s.word(hdr::NEXT_SEQ).load(Ordering::SeqCst);
         s.wait_until(Duration::from_secs(10), || s.ring.consumed() >= target);
-        let err = s.error.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let err = s.kept_error();
         match err {
             Some((kind, msg)) => Err(io::Error::new(
                 kind,
@@ -1193,13 +1212,22 @@ impl WriterState {
     fn run(mut self) {
         crate::sys::block_termination_signals();
         let _close = CloseOnExit(self.shared.clone());
-        // What `create` wrote (preamble, Header, Ring frame) and the file's
-        // name, made durable against an OS crash here rather than in
-        // `create`, off the program's hsa_init.
-        if let Err(e) = self.shared.file.sync_data() {
-            self.set_error(e);
+        // What `create` wrote and the file's name are made durable against an
+        // OS crash here rather than in `create` (off the program's hsa_init),
+        // and on a thread of their own, not this one: on a busy disk one
+        // fdatasync can take seconds (on ext4 it may wait for a journal
+        // commit that writes out other files' data too), and this thread must
+        // not wait on it. A burst of launches would fill the ring and wait
+        // too, and a termination signal's hook waits only 2 s for this
+        // thread to write the Trailer. The thread inherits this one's
+        // blocked termination signals, so their hook never runs on it.
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("softgpu-capsync".into())
+            .spawn(move || shared.sync_created());
+        if spawned.is_err() {
+            self.shared.sync_created();
         }
-        super::create::sync_dir_of(&self.shared.path);
         // TSC stamps: the first anchor (after a 1 ms baseline), so a reader
         // can scale the stamps of slots this writer never reaches.
         if let Some(t) = self.ticks.as_mut() {
@@ -1646,7 +1674,9 @@ impl WriterState {
                         Ordering::SeqCst,
                         Ordering::SeqCst,
                     );
-                    let result = match &self.error {
+                    // The first error kept, this thread's or the sync
+                    // thread's (see `run`).
+                    let result = match self.shared.kept_error() {
                         None => Ok(CaptureSummary {
                             counts: self.counts,
                             stalls: req.stalls,
@@ -1654,7 +1684,7 @@ impl WriterState {
                             uncommitted: req.finish_seq.saturating_sub(self.next),
                             path: self.shared.path.clone(),
                         }),
-                        Some(e) => Err((e.kind(), format!("write failed: {e}"))),
+                        Some(e) => Err(e),
                     };
                     *self
                         .shared
@@ -1726,11 +1756,7 @@ impl WriterState {
     }
 
     fn set_error(&mut self, e: io::Error) {
-        let mut shared = self.shared.error.lock().unwrap_or_else(|e| e.into_inner());
-        if shared.is_none() {
-            *shared = Some((e.kind(), format!("write failed: {e}")));
-        }
-        drop(shared);
+        self.shared.keep_error(&e);
         if self.error.is_none() {
             self.error = Some(e);
         }
