@@ -22,6 +22,8 @@
  *   barrier_exit    leaves a barrier with an unsatisfied dependency and a
  *                   dispatch behind it on the queue at exit (2 pending)
  *   barrier_destroy the same, then destroys the queue before exiting
+ *   barrier_wait_kill  the same as barrier_exit (so SoftGPU's event thread
+ *                   runs), then as wait_kill
  *   fork            forks; the child launches on its copy of the queue and
  *                   exits; the parent waits for it and launches again
  *
@@ -165,6 +167,13 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "barrier_exit") == 0) {
         leave_pending();
         return 0;
+    }
+    if (strcmp(mode, "barrier_wait_kill") == 0) {
+        leave_pending();
+        printf("sg: ready=1\n");
+        fflush(stdout);
+        for (;;)
+            pause();
     }
     if (strcmp(mode, "barrier_destroy") == 0) {
         hsa_queue_t *q = leave_pending();

@@ -11,7 +11,8 @@
 //! - [`install_termination_hook`]: runs a hook on SIGTERM/SIGINT (only where
 //!   the program left the default action), then lets the default action
 //!   happen, so the program still dies "killed by signal".
-//! - [`block_termination_signals`], [`sleep_ns`]: what that hook's helpers need.
+//! - [`spawn_shielded`], [`sleep_ns`]: what that hook needs of SoftGPU's own
+//!   threads (never to take the signal) and in its wait.
 //! - [`prefetch_for_write`]: a cache hint (`prefetchw`) the doorbell path
 //!   gives for the ring slot it is about to write.
 //! - [`tsc`], [`monotonic_ns`], [`tsc_is_the_kernel_clock`]: the clocks a
@@ -217,19 +218,51 @@ pub fn install_termination_hook(hook: fn(i32)) -> Vec<i32> {
     installed
 }
 
-/// Blocks SIGTERM and SIGINT in the calling thread, so the kernel delivers
-/// them to another thread (the capture writer thread calls this: the
-/// termination hook waits for that thread, so it must not run on it).
-pub fn block_termination_signals() {
-    // SAFETY: `set` is a valid sigset buffer, initialised by sigemptyset
-    // before use; pthread_sigmask only changes the calling thread's mask.
-    unsafe {
+/// Spawns a thread (named and sized by `builder`) with SIGTERM and SIGINT
+/// blocked from its first instruction, as `std::thread::Builder::spawn`
+/// otherwise does. Every thread SoftGPU starts is spawned so, and the kernel
+/// then delivers a termination signal sent to the process only to one of
+/// the program's own threads.
+///
+/// Blocking them as the thread's first act is too late: a thread that has
+/// not yet run (a loaded machine can keep a new thread waiting for the CPU
+/// longer than the program takes to reach its end) can take a signal sent
+/// to the process, and the termination hook would then run on the capture
+/// writer thread itself and wait its full bound for the Trailer only that
+/// thread could write. A program that blocks the signals in all of its own
+/// threads, to `sigwait` for them, keeps them too. The calling thread's
+/// mask is blocked for the spawn and restored after it.
+pub fn spawn_shielded<F, T>(
+    builder: std::thread::Builder,
+    f: F,
+) -> io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    // SAFETY: a zeroed sigset_t is a valid buffer for sigemptyset and
+    // pthread_sigmask to fill (a plain array of words); sigemptyset
+    // initialises `set` before sigaddset and pthread_sigmask read it;
+    // pthread_sigmask only changes the calling thread's mask and writes the
+    // previous one into `old`.
+    let (blocked, old) = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGTERM);
         libc::sigaddset(&mut set, libc::SIGINT);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        let r = libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+        (r == 0, old)
+    };
+    // The new thread starts with the mask its creator has now.
+    let spawned = builder.spawn(f);
+    if blocked {
+        // SAFETY: `old` is the mask pthread_sigmask returned above (it
+        // succeeded), so this restores exactly the calling thread's own
+        // mask; a signal that arrived meanwhile is delivered now.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
     }
+    spawned
 }
 
 /// Sleeps about `ns` nanoseconds with `nanosleep`, which is
@@ -353,4 +386,41 @@ pub fn tsc_is_the_kernel_clock() -> bool {
             )
             .is_ok_and(|s| s.trim() == "tsc")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// This thread's blocked-signal mask, as the kernel reports it.
+    fn blocked_now() -> u64 {
+        let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigBlk:"))
+            .unwrap();
+        u64::from_str_radix(mask.trim(), 16).unwrap()
+    }
+
+    const BOTH: u64 = (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGINT - 1));
+
+    #[test]
+    fn a_shielded_thread_blocks_the_termination_signals_from_its_first_line() {
+        // Run on a thread of its own, so the test harness's thread is not
+        // the caller whose mask must come back unchanged.
+        std::thread::spawn(|| {
+            let before = blocked_now();
+            assert_eq!(before & BOTH, 0, "the test thread blocks them already");
+            let inside = super::spawn_shielded(std::thread::Builder::new(), blocked_now)
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(inside & BOTH, BOTH, "SigBlk {inside:x} at the first line");
+            assert_eq!(blocked_now(), before, "the caller's mask is restored");
+            // Without the shield a new thread takes its creator's mask, so
+            // the check above is not vacuous.
+            let plain = std::thread::spawn(blocked_now).join().unwrap();
+            assert_eq!(plain & BOTH, 0, "a plain thread blocks them: {plain:x}");
+        })
+        .join()
+        .unwrap();
+    }
 }

@@ -2047,6 +2047,10 @@ struct Ended {
     /// `/proc/PID/status` read when the program said it was ready (with
     /// signals to send; empty otherwise).
     proc_status_at_ready: String,
+    /// Each thread of the program at its `sg: ready=1` but its main one
+    /// (the only thread the program itself starts in these modes): its name
+    /// and its blocked-signal mask (`SigBlk`).
+    threads_at_ready: Vec<(String, u64)>,
 }
 
 impl Ended {
@@ -2171,6 +2175,7 @@ fn run_ending_under(
         s
     });
     let mut proc_status_at_ready = String::new();
+    let mut threads_at_ready = Vec::new();
     if !kill.is_empty() {
         rx.recv_timeout(RUN_TIMEOUT)
             .unwrap_or_else(|_| panic!("endings {mode} never said it was ready"));
@@ -2187,6 +2192,7 @@ fn run_ending_under(
         }
         proc_status_at_ready =
             std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        threads_at_ready = threads_of(pid);
     }
     for sig in kill {
         // Our own child, still unreaped (we have not waited for it): `kill`
@@ -2207,7 +2213,70 @@ fn run_ending_under(
         stderr: err_t.join().unwrap(),
         capture,
         proc_status_at_ready,
+        threads_at_ready,
     }
+}
+
+/// The threads of process `pid` but its main one: each one's name and
+/// blocked-signal mask.
+fn threads_of(pid: i32) -> Vec<(String, u64)> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    let mut threads = Vec::new();
+    for t in tasks {
+        let t = t.unwrap();
+        if t.file_name().to_str() == Some(&pid.to_string()) {
+            continue;
+        }
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap();
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_else(|| panic!("no {key} in\n{status}"))
+        };
+        let blocked = u64::from_str_radix(&field("SigBlk:"), 16).unwrap();
+        threads.push((field("Name:"), blocked));
+    }
+    threads
+}
+
+/// Every thread SoftGPU started had SIGTERM and SIGINT blocked when the
+/// program said it was ready, so a termination signal is taken by one of
+/// the program's threads and the hook never waits on the thread it runs on.
+/// In these modes the program's only thread is its main one, so every other
+/// thread is SoftGPU's, including one not yet named `softgpu-...` because it
+/// has not run yet (a loaded machine can keep it waiting that long).
+/// Returns the names of SoftGPU's threads.
+fn softgpu_threads_block_termination_signals(e: &Ended) -> Vec<String> {
+    let bit = |sig: i32| 1u64 << (sig - 1);
+    let both = bit(libc::SIGTERM) | bit(libc::SIGINT);
+    let ours: Vec<_> = e.threads_at_ready.iter().collect();
+    for (name, blocked) in &ours {
+        assert_eq!(
+            blocked & both,
+            both,
+            "thread {name} does not block SIGTERM and SIGINT (SigBlk {blocked:x})\n{:?}\n{}",
+            e.threads_at_ready,
+            e.context()
+        );
+    }
+    ours.iter().map(|(name, _)| name.clone()).collect()
+}
+
+/// The program ended killed by SIGTERM, and the shim's handler finalised its
+/// capture (a Trailer that says so). Returns the capture.
+fn killed_by_sigterm_and_finalised(e: &Ended) -> softgpu_hsa::capture::Capture {
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.signal(), Some(libc::SIGTERM), "{}", e.context());
+    let cap = e.read();
+    assert_eq!(
+        cap.end.kind,
+        Some(softgpu_hsa::capture::EndKind::Signal(libc::SIGTERM as u32)),
+        "{}",
+        e.context()
+    );
+    cap
 }
 
 /// Every one of the `observed` launches on `queue` is in `cap`, once, with
@@ -2301,6 +2370,9 @@ fn check_signal_finalised(sig: i32, tag: &str) {
 
 fn check_finalised_by(e: &Ended, sig: i32) {
     use std::os::unix::process::ExitStatusExt;
+    // At least the capture writer (it may not have run yet, nor be named).
+    let ours = softgpu_threads_block_termination_signals(e);
+    assert!(!ours.is_empty(), "no thread but the program's main one");
     assert_eq!(
         e.status.signal(),
         Some(sig),
@@ -2335,17 +2407,40 @@ fn sigint_without_a_program_handler_finalises_the_capture_then_kills_the_program
 }
 
 #[test]
+fn every_thread_softgpu_starts_blocks_the_termination_signals_and_sigterm_still_finalises() {
+    // The event thread runs (a barrier waits on a dependency), beside the
+    // capture writer: SoftGPU's threads are born with SIGTERM and SIGINT
+    // blocked, so the SIGTERM sent to the process runs the hook on the
+    // program's thread. (Before, the event thread left them unblocked, and
+    // the writer blocked them only once it ran: a writer thread still
+    // waiting for a CPU when the signal came took it, and the hook then
+    // waited 2 s on its own thread for a Trailer only that thread writes,
+    // in about one run in twenty beside a busy test binary.)
+    let e = run_ending_under(
+        &[],
+        "barrier_wait_kill",
+        "sigterm_barrier",
+        "--default-signal=INT,TERM",
+        &[libc::SIGTERM],
+    );
+    // At least the writer and the event thread (both spawned before ready;
+    // either may not have run yet, nor be named).
+    let ours = softgpu_threads_block_termination_signals(&e);
+    assert!(ours.len() >= 2, "{:?}", e.threads_at_ready);
+    let cap = killed_by_sigterm_and_finalised(&e);
+    assert_eq!(cap.end.recovered, 0, "the writer encoded everything first");
+}
+
+#[test]
 fn sigterm_finalises_the_capture_while_the_disk_takes_seconds_to_sync() {
     // A busy disk, made certain: strace holds every fdatasync and fsync of
-    // the program for 3 s before it enters the kernel. (A CI run's test
-    // step, with the other tests writing, once lost the Trailer of the
-    // plain SIGTERM test above, failing as this test fails without the fix,
-    // when the writer thread made the new file durable itself before it
-    // did anything else.) The hook waits at most 2 s
-    // for the writer, so the Trailer must not wait
-    // behind any sync: neither the one that makes the new file durable, nor
-    // its own (the Trailer is in the file once written; its sync only adds
-    // durability against an OS crash).
+    // the program for 3 s before it enters the kernel. The writer thread
+    // used to make the new file durable itself, first thing; a signal that
+    // came before that sync returned lost the Trailer (as this test showed).
+    // The hook waits at most 2 s for the writer, so the Trailer must not
+    // wait behind any sync: neither the one that makes the new file durable,
+    // nor its own (the Trailer is in the file once written; its sync only
+    // adds durability against an OS crash).
     let strace = [
         "strace",
         "-f",
@@ -2401,15 +2496,7 @@ fn a_program_started_with_sigint_ignored_keeps_ignoring_it() {
         caught & bit(libc::SIGTERM) != 0,
         "SIGTERM not armed: {caught:x}"
     );
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(e.status.signal(), Some(libc::SIGTERM), "{}", e.context());
-    let cap = e.read();
-    assert_eq!(
-        cap.end.kind,
-        Some(softgpu_hsa::capture::EndKind::Signal(libc::SIGTERM as u32)),
-        "{}",
-        e.context()
-    );
+    let cap = killed_by_sigterm_and_finalised(&e);
     all_observed_are_captured(&cap, e.fact("queue_id"), e.fact("observed"), &e);
 }
 

@@ -755,9 +755,10 @@ impl CaptureWriter {
             repeat: None,
             ticks: first.map(TickConverter::new),
         };
-        let handle = std::thread::Builder::new()
-            .name("softgpu-capture".into())
-            .spawn(move || state.run())?;
+        let handle = crate::sys::spawn_shielded(
+            std::thread::Builder::new().name("softgpu-capture".into()),
+            move || state.run(),
+        )?;
         let _ = shared.writer.set(handle.thread().clone());
         Ok(Arc::new(CaptureWriter {
             path: path.to_path_buf(),
@@ -1210,7 +1211,6 @@ struct Repeat {
 
 impl WriterState {
     fn run(mut self) {
-        crate::sys::block_termination_signals();
         let _close = CloseOnExit(self.shared.clone());
         // What `create` wrote and the file's name are made durable against an
         // OS crash here rather than in `create` (off the program's hsa_init),
@@ -1219,12 +1219,12 @@ impl WriterState {
         // commit that writes out other files' data too), and this thread must
         // not wait on it. A burst of launches would fill the ring and wait
         // too, and a termination signal's hook waits only 2 s for this
-        // thread to write the Trailer. The thread inherits this one's
-        // blocked termination signals, so their hook never runs on it.
+        // thread to write the Trailer.
         let shared = self.shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name("softgpu-capsync".into())
-            .spawn(move || shared.sync_created());
+        let spawned = crate::sys::spawn_shielded(
+            std::thread::Builder::new().name("softgpu-capsync".into()),
+            move || shared.sync_created(),
+        );
         if spawned.is_err() {
             self.shared.sync_created();
         }

@@ -100,10 +100,11 @@ fn deeply_nested(name: &str) -> Option<String> {
     #[cfg(test)]
     DEEP_PARSES.with(|n| n.set(n.get() + 1));
     let owned = name.to_owned();
-    std::thread::Builder::new()
-        .name("softgpu-demangle".into())
-        .stack_size(DEEP_STACK)
-        .spawn(move || {
+    crate::sys::spawn_shielded(
+        std::thread::Builder::new()
+            .name("softgpu-demangle".into())
+            .stack_size(DEEP_STACK),
+        move || {
             let parse = cpp_demangle::ParseOptions::default().recursion_limit(DEEP_RECURSION_LIMIT);
             let print =
                 cpp_demangle::DemangleOptions::default().recursion_limit(DEEP_RECURSION_LIMIT);
@@ -111,10 +112,11 @@ fn deeply_nested(name: &str) -> Option<String> {
                 .ok()?
                 .demangle_with_options(&print)
                 .ok()
-        })
-        .ok()?
-        .join()
-        .ok()?
+        },
+    )
+    .ok()?
+    .join()
+    .ok()?
 }
 
 #[cfg(test)]

@@ -27,15 +27,14 @@ static BELL: AtomicU32 = AtomicU32::new(0);
 /// inline if the thread cannot be started.
 pub fn defer(signal: u64, delay_ns: u64) {
     let ok = crate::lifecycle::helper_thread(crate::lifecycle::Helper::Completion, || {
-        std::thread::Builder::new()
-            .name("softgpu-complete".into())
-            .spawn(run)
-            .map_err(|e| {
-                tracing::error!(
-                    "softgpu: cannot start the completion thread: {e}; completing inline"
-                )
-            })
-            .is_ok()
+        crate::sys::spawn_shielded(
+            std::thread::Builder::new().name("softgpu-complete".into()),
+            run,
+        )
+        .map_err(|e| {
+            tracing::error!("softgpu: cannot start the completion thread: {e}; completing inline")
+        })
+        .is_ok()
     });
     if !ok {
         complete(signal);

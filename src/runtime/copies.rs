@@ -80,10 +80,11 @@ pub unsafe fn submit(key: u64, rect: Rect, deps: Vec<u64>, completion: u64) -> b
                     bell: AtomicU32::new(0),
                 });
                 let worker = e.clone();
-                let started = std::thread::Builder::new()
-                    .name(format!("softgpu-copy-{key}"))
-                    .spawn(move || run(worker))
-                    .is_ok();
+                let started = crate::sys::spawn_shielded(
+                    std::thread::Builder::new().name(format!("softgpu-copy-{key}")),
+                    move || run(worker),
+                )
+                .is_ok();
                 if !started {
                     return false;
                 }

@@ -55,11 +55,12 @@ pub fn register(
 /// could not be started.
 pub fn wake() -> bool {
     let ok = crate::lifecycle::helper_thread(crate::lifecycle::Helper::Events, || {
-        std::thread::Builder::new()
-            .name("softgpu-events".into())
-            .spawn(run)
-            .map_err(|e| tracing::error!("softgpu: cannot start the event thread: {e}"))
-            .is_ok()
+        crate::sys::spawn_shielded(
+            std::thread::Builder::new().name("softgpu-events".into()),
+            run,
+        )
+        .map_err(|e| tracing::error!("softgpu: cannot start the event thread: {e}"))
+        .is_ok()
     });
     // Only the WORK word: bumping the signal generation here would wake the
     // event thread's own sleep each time it re-parks a still-blocked queue,
