@@ -218,9 +218,9 @@ pub fn install_termination_hook(hook: fn(i32)) -> Vec<i32> {
     installed
 }
 
-/// Spawns a thread (named and sized by `builder`) with SIGTERM and SIGINT
-/// blocked from its first instruction, as `std::thread::Builder::spawn`
-/// otherwise does. Every thread SoftGPU starts is spawned so, and the kernel
+/// Spawns a thread (named and sized by `builder`), otherwise as
+/// `std::thread::Builder::spawn` does, but with SIGTERM and SIGINT blocked
+/// from its first instruction. Every thread SoftGPU starts is spawned so, and the kernel
 /// then delivers a termination signal sent to the process only to one of
 /// the program's own threads.
 ///
