@@ -26,10 +26,15 @@
 //!   time (one core, from `/proc/self/task/*/schedstat`) and of wall time;
 //! - bytes per dispatch in the frame stream for that launch loop (its
 //!   KernargBlock frames included) and for the processor batch above;
-//! - RSS growth over 1,000,000 such dispatches (the ring's pages included).
+//! - RSS growth over 1,000,000 such dispatches (the ring's pages included);
+//! - the hand-off: what waking a parked thread costs the thread that wakes
+//!   it (`handoff_wake_ns`), beside what capture's push adds to a packet. It
+//!   is the price of moving a record's work (the kernarg copy, the
+//!   completion) to a writer that sleeps between launches, once per launch.
 //!
 //! `SOFTGPU_BENCH_WRITER_PROFILE=N` and `SOFTGPU_BENCH_PROCESSOR_PROFILE=N`
-//! run one part alone, for `valgrind --tool=callgrind` (see `main`).
+//! run one part alone, for `valgrind --tool=callgrind` (see `main`);
+//! `SOFTGPU_BENCH_HANDOFF=N` prints the hand-off figure alone, over `N` wakes.
 //!
 //! Records are stamped as the shim stamps them (`Stamp::for_this_machine`:
 //! the TSC where the kernel's clock is the TSC), so the capture-on figures
@@ -422,6 +427,65 @@ fn processor_medians(writer: &CaptureWriter, rounds: usize) -> (f64, f64, f64) {
     (median(a), median(b), median(c))
 }
 
+/// The launching thread's cost of waking a parked thread: what handing each
+/// record (its kernarg copy, its completion) to the writer thread would add to
+/// every launch, were the writer asleep when the record came, as it is
+/// between launches of a program that launches less often than the writer
+/// polls. Thread B parks in a loop; before each sample thread A waits until B
+/// has said it is about to park, spins 50 us so that B is in the kernel's wait
+/// (not between its flag and its wait), then times `unpark` alone. The median
+/// of `rounds` samples, minus the median of as many empty timings.
+fn handoff_wake_ns(rounds: usize) -> f64 {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let parked = Arc::new(AtomicBool::new(false));
+    let woke = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let b = {
+        let (parked, woke, stop) = (parked.clone(), woke.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Acquire) {
+                parked.store(true, Ordering::Release);
+                std::thread::park();
+                parked.store(false, Ordering::Release);
+                woke.fetch_add(1, Ordering::Release);
+            }
+        })
+    };
+    let spin = |d: Duration| {
+        let t = Instant::now();
+        while t.elapsed() < d {
+            std::hint::spin_loop();
+        }
+    };
+    let mut wake = Vec::with_capacity(rounds);
+    let mut empty = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let seen = woke.load(Ordering::Acquire);
+        while !parked.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
+        spin(Duration::from_micros(50));
+        let t = Instant::now();
+        b.thread().unpark();
+        wake.push(t.elapsed().as_nanos() as f64);
+        let t = Instant::now();
+        empty.push(black_box(t.elapsed()).as_nanos() as f64);
+        // B has run (and is about to park again) before the next sample.
+        while woke.load(Ordering::Acquire) == seen {
+            std::hint::spin_loop();
+        }
+    }
+    stop.store(true, Ordering::Release);
+    b.thread().unpark();
+    b.join().unwrap();
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    };
+    (median(&mut wake) - median(&mut empty)).max(0.0)
+}
+
 fn figures(dir: &std::path::Path, batch_bytes: f64) {
     println!();
     println!("issue 14 figures (one run; nothing asserted):");
@@ -439,6 +503,15 @@ fn figures(dir: &std::path::Path, batch_bytes: f64) {
         rounds - rounds / 10,
         on / off,
         on_k / off
+    );
+    // What a hand-off per record would cost the launching thread.
+    let wakes = 2000;
+    let wake = handoff_wake_ns(wakes);
+    println!(
+        "hand-off: waking a parked thread once per record would cost the waking thread \
+         {wake:.0} ns (median of {wakes} wakes, the clock's own cost taken off), against the \
+         {:.1} ns capture's push adds to a packet in the processor line above (on minus off)",
+        on - off
     );
     // Writer sustained rate.
     let path = dir.join("sustained.sgcap");
@@ -528,6 +601,17 @@ fn main() {
             r.stream_bytes as f64 / r.n as f64
         );
         let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    if let Some(n) = std::env::var("SOFTGPU_BENCH_HANDOFF")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        println!(
+            "{:.0} ns to wake a parked thread (median of {})",
+            handoff_wake_ns(n.max(10)),
+            n.max(10)
+        );
         return;
     }
     benches();
