@@ -419,12 +419,14 @@ fn processor_medians(writer: &CaptureWriter, rounds: usize) -> (f64, f64, f64) {
             }
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(|a, b| a.total_cmp(b));
-        v[v.len() / 2]
-    };
     let [a, b, c] = &mut samples;
     (median(a), median(b), median(c))
+}
+
+/// The median of `v` (sorted in place; `v` is not empty).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
 }
 
 /// The launching thread's cost of waking a parked thread: what handing each
@@ -479,10 +481,6 @@ fn handoff_wake_ns(rounds: usize) -> f64 {
     stop.store(true, Ordering::Release);
     b.thread().unpark();
     b.join().unwrap();
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(|a, b| a.total_cmp(b));
-        v[v.len() / 2]
-    };
     (median(&mut wake) - median(&mut empty)).max(0.0)
 }
 
