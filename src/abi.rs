@@ -357,8 +357,12 @@ pub struct AmdSignal {
 pub enum Header {
     /// The pinned headers (`libhsa-runtime-dev` 5.2.3); also in ROCr 6.4.3's.
     Pinned,
-    /// Only in ROCr 6.4.3's headers (Debian sid `libhsa-runtime-dev` 6.4.3).
+    /// Only in ROCr 6.4.3's headers (Debian sid `libhsa-runtime-dev` 6.4.3);
+    /// also in ROCr 7.2.4's.
     Rocr64,
+    /// Only in ROCr 7.2.4's headers (Debian experimental `libhsa-runtime-dev`
+    /// 7.2.4, pinned by `hsa-headers/PINNED-rocm7`).
+    Rocr7,
     /// In no public header: ROCr's own source (named where it is used).
     RocrInternal,
 }
@@ -771,11 +775,29 @@ pub struct AccessDesc {
     pub agent: HsaAgent,
 }
 
+/// `hsa_amd_ais_file_handle_t` (ROCr 7.x, the AIS file API): a union of a
+/// pointer, an `int` file descriptor (Linux) and 8 bytes of padding, passed
+/// by value. Eight bytes in one integer class, so it travels in one register
+/// as this one-`u64` struct does; the descriptor is its low 32 bits.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AisFileHandle {
+    pub raw: u64,
+}
+
+impl AisFileHandle {
+    /// The Linux file descriptor the handle carries (the union's `fd`).
+    pub fn fd(self) -> i32 {
+        self.raw as u32 as i32
+    }
+}
+
 // The sizes the exports rely on, at compile time; the C probe
 // (`tests/abi_layout.rs`) checks every field of them against the headers.
 const _: () = {
     use core::mem::{offset_of, size_of};
     assert!(size_of::<AccessDesc>() == 16 && offset_of!(AccessDesc, agent) == 8);
+    assert!(size_of::<AisFileHandle>() == 8 && core::mem::align_of::<AisFileHandle>() == 8);
     assert!(size_of::<PointerInfo>() == 56);
     assert!(size_of::<PitchedPtr>() == 24 && size_of::<Dim3>() == 12);
     assert!(size_of::<DispatchTime>() == 16);
@@ -878,6 +900,13 @@ layout_table! {
     /// the C probe against ROCr 6.4.3's headers.
     LAYOUT_ROCR64:
     "hsa_amd_memory_access_desc_t" => AccessDesc { "permissions": permissions, "agent_handle": agent }
+}
+
+layout_table! {
+    /// The layouts of ROCr 7.x types (in neither the pinned nor the 6.4.3
+    /// headers), checked by the C probe against ROCr 7.2.4's headers.
+    LAYOUT_ROCR7:
+    "hsa_amd_ais_file_handle_t" => AisFileHandle { "fd": raw }
 }
 
 /// Constant values this crate relies on, keyed by their C enumerator names.

@@ -5,8 +5,13 @@
 //! by `tests/header_pin.rs`) are preprocessed by the C compiler (`cc -E -P`,
 //! so every `#if` is decided as for the shim's own target), then a small
 //! declaration parser reads the typedefs and the `hsa_*` prototypes. Functions
-//! HIP 6.4 imports that ROCr 5.2.3 does not declare come from ROCr 6.4.3's
-//! headers in the sid chroot (`/var/cache/softgpu/sid/usr/include/hsa`).
+//! ROCr 5.2.3 does not declare come from ROCr 6.4.3's headers in the sid
+//! chroot (`/var/cache/softgpu/sid/usr/include/hsa`), and those 6.4.3 does not
+//! declare from ROCr 7.2.4's, in the ROCm 7 chroot
+//! (`/var/cache/softgpu/rocm7/usr/include/hsa`, pinned by
+//! `hsa-headers/PINNED-rocm7`). A function declared by more than one set must
+//! have the same Rust signature in each (an ABI change between releases
+//! fails the test).
 //!
 //! Each C type becomes the Rust type the exports use at the boundary:
 //! `hsa_signal_t` and `hsa_agent_t` become `HsaSignal` and `HsaAgent`, every
@@ -25,9 +30,10 @@ use std::process::Command;
 mod common;
 use common::repo;
 
-const SETUP_HINT: &str =
-    "run ./scripts/setup (installs gcc, the pinned libhsa-runtime-dev and the sid chroot)";
+const SETUP_HINT: &str = "run ./scripts/setup (installs gcc and the pinned libhsa-runtime-dev), \
+     ./scripts/sid-chroot and ./scripts/sid-chroot --rocm7 (scripts/test runs all three)";
 const SID_INCLUDE: &str = "/var/cache/softgpu/sid/usr/include";
+const ROCM7_INCLUDE: &str = "/var/cache/softgpu/rocm7/usr/include";
 const HEADERS: &[&str] = &[
     "hsa/hsa.h",
     "hsa/hsa_ext_amd.h",
@@ -50,12 +56,14 @@ const MIRRORED: &[(&str, &str)] = &[
     ("hsa_amd_profiling_dispatch_time_t", "DispatchTime"),
     ("hsa_amd_profiling_async_copy_time_t", "DispatchTime"),
     ("hsa_amd_memory_access_desc_t", "AccessDesc"),
+    ("hsa_amd_ais_file_handle_t", "AisFileHandle"),
     // The image extension's, in runtime::images::abi.
     ("hsa_ext_image_format_t", "ImageFormat"),
     ("hsa_ext_image_descriptor_t", "ImageDescriptor"),
     ("hsa_ext_image_data_info_t", "ImageDataInfo"),
     ("hsa_ext_image_region_t", "ImageRegion"),
     ("hsa_ext_sampler_descriptor_t", "SamplerDescriptor"),
+    ("hsa_ext_sampler_descriptor_v2_t", "SamplerDescriptorV2"),
     ("hsa_amd_image_descriptor_t", "AmdImageDescriptorHead"),
 ];
 
@@ -81,7 +89,11 @@ struct Decls {
 }
 
 fn preprocess(include: Option<&Path>) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("entry_signatures");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("entry_signatures")
+        .join(include.map_or("pinned".into(), |p| {
+            p.display().to_string().replace('/', "_")
+        }));
     std::fs::create_dir_all(&dir).unwrap();
     let tu = dir.join("tu.c");
     let text: String = HEADERS
@@ -573,7 +585,22 @@ fn table_rows() -> Vec<Row> {
     rows
 }
 
-fn render(rows: &[Row], old: &Decls, new: &Decls) -> String {
+/// The header sets, oldest first: an entry's signature comes from the first
+/// set that declares it.
+struct Sets<'a> {
+    sets: [(&'static str, &'a Decls); 3],
+}
+
+impl Sets<'_> {
+    fn first(&self, name: &str) -> Option<(&'static str, &Decls)> {
+        self.sets
+            .iter()
+            .find(|(_, d)| d.functions.contains_key(name))
+            .map(|&(from, d)| (from, d))
+    }
+}
+
+fn render(rows: &[Row], sets: &Sets<'_>) -> String {
     let mut s = String::from(
         "//! The C signature of every entry point in the table (`super::entry_points!`),\n\
          //! generated from the pinned headers by `tests/entry_signatures.rs`: do not\n\
@@ -585,20 +612,19 @@ fn render(rows: &[Row], old: &Decls, new: &Decls) -> String {
          //! function, which logs and returns the entry's failure value.\n\n\
          #![allow(unsafe_code, non_camel_case_types, dead_code, unused_imports, clippy::missing_safety_doc)]\n\n\
          use core::ffi::{c_char, c_void};\n\n\
-         use crate::abi::{AccessDesc, Dim3, DispatchTime, HsaAgent, HsaSignal, PitchedPtr, PointerInfo};\n\
+         use crate::abi::{\n    \
+         AccessDesc, AisFileHandle, Dim3, DispatchTime, HsaAgent, HsaSignal, PitchedPtr, PointerInfo,\n};\n\
          use crate::runtime::images::abi::{\n    \
-         AmdImageDescriptorHead, ImageDataInfo, ImageDescriptor, ImageFormat, ImageRegion, SamplerDescriptor,\n};\n",
+         AmdImageDescriptorHead, ImageDataInfo, ImageDescriptor, ImageFormat, ImageRegion, SamplerDescriptor,\n    \
+         SamplerDescriptorV2,\n};\n",
     );
     let mut stand_ins = String::new();
     for row in rows {
         let name = row.name.as_str();
-        let (from, d) = match old.functions.get(name) {
-            Some(_) => ("ROCr 5.2.3", old),
-            None => ("ROCr 6.4.3", new),
-        };
-        let f = d.functions.get(name).unwrap_or_else(|| {
-            panic!("{name} is in the entry-point table but in neither header set")
+        let (from, d) = sets.first(name).unwrap_or_else(|| {
+            panic!("{name} is in the entry-point table but in none of the header sets")
         });
+        let f = &d.functions[name];
         let ret = d.rust_type(&f.ret, false);
         let c_ret = f
             .ret
@@ -682,18 +708,41 @@ fn render(rows: &[Row], old: &Decls, new: &Decls) -> String {
     s
 }
 
+/// The three header sets, parsed once per test process.
+fn header_sets() -> &'static [Decls; 3] {
+    static SETS: std::sync::OnceLock<[Decls; 3]> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        assert!(
+            Path::new("/usr/include/hsa/hsa.h").is_file(),
+            "the pinned HSA headers are not installed; {SETUP_HINT}"
+        );
+        for (dir, what) in [
+            (SID_INCLUDE, "ROCr 6.4.3's headers (the sid chroot)"),
+            (ROCM7_INCLUDE, "ROCr 7.2.4's headers (the ROCm 7 chroot)"),
+        ] {
+            assert!(
+                Path::new(dir).join("hsa/hsa_ext_amd.h").is_file(),
+                "{what} are not installed at {dir}; {SETUP_HINT}"
+            );
+        }
+        [
+            parse(&preprocess(None)),
+            parse(&preprocess(Some(Path::new(SID_INCLUDE)))),
+            parse(&preprocess(Some(Path::new(ROCM7_INCLUDE)))),
+        ]
+    })
+}
+
+fn sets() -> Sets<'static> {
+    let [a, b, c] = header_sets();
+    Sets {
+        sets: [("ROCr 5.2.3", a), ("ROCr 6.4.3", b), ("ROCr 7.2.4", c)],
+    }
+}
+
 #[test]
 fn the_generated_signatures_match_the_pinned_headers() {
-    assert!(
-        Path::new("/usr/include/hsa/hsa.h").is_file(),
-        "the pinned HSA headers are not installed; {SETUP_HINT}"
-    );
-    assert!(
-        Path::new(SID_INCLUDE).join("hsa/hsa_ext_amd.h").is_file(),
-        "ROCr 6.4.3's headers (the sid chroot) are not installed; {SETUP_HINT}"
-    );
-    let old = parse(&preprocess(None));
-    let new = parse(&preprocess(Some(Path::new(SID_INCLUDE))));
+    let sets = sets();
     let rows = table_rows();
     // The compiled table is the one in the source.
     let compiled: Vec<&str> = softgpu_hsa::interpose::ENTRY_POINTS
@@ -705,7 +754,7 @@ fn the_generated_signatures_match_the_pinned_headers() {
         compiled, read,
         "the table read from src/interpose/mod.rs is not the compiled one"
     );
-    let want = render(&rows, &old, &new);
+    let want = render(&rows, &sets);
     let path = repo().join("src/interpose/signatures.rs");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have == want {
@@ -718,6 +767,38 @@ fn the_generated_signatures_match_the_pinned_headers() {
     panic!(
         "src/interpose/signatures.rs does not match the pinned headers; rerun with SOFTGPU_BLESS=1 \
          to regenerate it"
+    );
+}
+
+#[test]
+fn every_entry_has_the_same_signature_in_every_header_set_that_declares_it() {
+    let sets = sets();
+    let mut differ = Vec::new();
+    let mut compared = 0;
+    for row in table_rows() {
+        let name = row.name.as_str();
+        let mut seen: Vec<(&str, String)> = Vec::new();
+        for &(from, d) in &sets.sets {
+            if let Some(f) = d.functions.get(name) {
+                let params: Vec<String> = f.params.iter().map(|p| d.param(p)).collect();
+                let sig = format!("({}) -> {}", params.join(", "), d.rust_type(&f.ret, false));
+                seen.push((from, sig));
+            }
+        }
+        compared += usize::from(seen.len() > 1);
+        if seen.windows(2).any(|w| w[0].1 != w[1].1) {
+            differ.push(format!("{name}: {seen:?}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "entry points whose C signature changed between ROCr releases (the shim exports one \
+         signature; decide which and how to serve both):\n  {}",
+        differ.join("\n  ")
+    );
+    assert!(
+        compared > 200,
+        "only {compared} entries are declared by more than one header set"
     );
 }
 

@@ -1,7 +1,8 @@
 //! The exported C ABI of `libsoftgpu_hsa.so`.
 //!
-//! Every entry point of ROCr's `libhsa-runtime64.so.1` (5.2.3) appears exactly
-//! once in [`ENTRY_POINTS`], marked implemented or fail-closed. Implemented
+//! Every entry point of ROCr's `libhsa-runtime64.so.1` (7.2.4, and so of 5.2.3
+//! and 6.4.3) appears exactly once in [`ENTRY_POINTS`], marked implemented or
+//! fail-closed. Implemented
 //! exports live in [`exports`]: each converts raw C arguments (null checks,
 //! handle lookups), calls the runtime, and converts the result to an
 //! `hsa_status_t` in one place ([`status`]). Fail-closed exports are generated
@@ -263,8 +264,8 @@ macro_rules! entry_points {
     };
 }
 
-/// Every entry point: ROCr 5.2.3's, plus the ROCr 6.x functions HIP 6.4
-/// imports, with how SoftGPU answers each in each mode.
+/// Every entry point: every function ROCr 7.2.4 exports (a superset of
+/// 5.2.3's and 6.4.3's), with how SoftGPU answers each in each mode.
 pub static ENTRY_POINTS: &[Entry] = table::ENTRIES;
 
 // Adding an entry point: add its row here (an export in `exports` when the
@@ -420,6 +421,32 @@ entry_points! {
     hsa_amd_vmem_get_access: Shim, Real, Real;
     hsa_amd_vmem_export_shareable_handle: Shim, Real, Real;
     hsa_amd_vmem_import_shareable_handle: Shim, Real, Real;
+    // ROCr 7.2.4's additions. HIP 7.2.4 and ROCm's OpenCL runtime 7.2.4 import
+    // the first eight (a row missing here sent their calls to the real ROCr,
+    // which virtual mode never initialised).
+    hsa_amd_agent_set_async_scratch_limit: Shim, Real, Real;
+    hsa_amd_ais_file_read: Shim, Real, Real;
+    hsa_amd_ais_file_write: Shim, Real, Real;
+    hsa_amd_memory_get_preferred_copy_engine: Shim, Real, Real;
+    hsa_amd_portable_export_dmabuf: FailClosed, Real, Real;
+    hsa_amd_vmem_address_reserve_align: Shim, Real, Real;
+    hsa_amd_vmem_retain_alloc_handle: Shim, Real, Real;
+    hsa_ext_sampler_create_v2: Shim, Real, Real;
+    hsa_amd_vmem_get_alloc_properties_from_handle: Shim, Real, Real;
+    hsa_amd_queue_get_info: Shim, Shim, Real;
+    hsa_amd_signal_wait_all: Shim, Real, Real;
+    hsa_amd_portable_export_dmabuf_v2: FailClosed, Real, Real;
+    hsa_amd_portable_close_dmabuf: FailClosed, Real, Real;
+    hsa_amd_spm_acquire: FailClosed, Real, Real;
+    hsa_amd_spm_release: FailClosed, Real, Real;
+    hsa_amd_spm_set_dest_buffer: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_iterate_configuration: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_create: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_create_from_id: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_destroy: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_start: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_stop: FailClosed, Real, Real;
+    hsa_ven_amd_pcs_flush: FailClosed, Real, Real;
     hsa_code_object_reader_create_from_memory: Shim, Shim, Shim;
     hsa_code_object_reader_create_from_file: Shim, Shim, Shim;
     hsa_code_object_reader_destroy: Shim, Shim, Shim;
@@ -453,6 +480,7 @@ entry_points! {
     hsa_amd_queue_cu_set_mask: Shim, Shim, Real;
     hsa_amd_queue_cu_get_mask: Shim, Shim, Real;
     hsa_amd_queue_set_priority: Shim, Shim, Real;
+    hsa_amd_register_system_event_handler: Shim, Real, Real;
     hsa_system_get_major_extension_table: Shim, Real, Real;
     hsa_system_get_extension_table: Shim, Real, Real;
     // The image extension (interpose/images.rs over runtime/images.rs).
@@ -492,7 +520,6 @@ entry_points! {
     hsa_amd_ipc_signal_create: FailClosed, Real, Real;
     hsa_amd_memory_migrate: FailClosed, Real, Real;
     hsa_amd_memory_pool_can_migrate: FailClosed, Real, Real;
-    hsa_amd_register_system_event_handler: FailClosed, Real, Real;
     hsa_amd_svm_attributes_get: FailClosed, Real, Real;
     hsa_amd_svm_attributes_set: FailClosed, Real, Real;
     hsa_amd_svm_prefetch_async: FailClosed, Real, Real;
@@ -528,8 +555,9 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate entry point in the table");
-        // ROCr 5.2.3's 224 functions plus the 13 that HIP 6.4 imports from ROCr 6.x.
-        assert_eq!(n, 224 + 13);
+        // ROCr 5.2.3's 224 functions, the 13 that HIP 6.4 imports from ROCr
+        // 6.x, and the 23 ROCr 7.2.4 adds to those (260: every one it exports).
+        assert_eq!(n, 224 + 13 + 23);
     }
 
     #[test]

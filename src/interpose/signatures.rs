@@ -11,9 +11,12 @@
 
 use core::ffi::{c_char, c_void};
 
-use crate::abi::{AccessDesc, Dim3, DispatchTime, HsaAgent, HsaSignal, PitchedPtr, PointerInfo};
+use crate::abi::{
+    AccessDesc, AisFileHandle, Dim3, DispatchTime, HsaAgent, HsaSignal, PitchedPtr, PointerInfo,
+};
 use crate::runtime::images::abi::{
     AmdImageDescriptorHead, ImageDataInfo, ImageDescriptor, ImageFormat, ImageRegion, SamplerDescriptor,
+    SamplerDescriptorV2,
 };
 
 /// `hsa_status_t hsa_init(void)` (ROCr 5.2.3)
@@ -457,6 +460,75 @@ pub type hsa_amd_vmem_export_shareable_handle = unsafe extern "C" fn(*mut i32, u
 /// `hsa_status_t hsa_amd_vmem_import_shareable_handle(int dmabuf_fd, hsa_amd_vmem_alloc_handle_t *handle)` (ROCr 6.4.3)
 pub type hsa_amd_vmem_import_shareable_handle = unsafe extern "C" fn(i32, *mut u64) -> u32;
 
+/// `hsa_status_t hsa_amd_agent_set_async_scratch_limit(hsa_agent_t agent, size_t threshold)` (ROCr 6.4.3)
+pub type hsa_amd_agent_set_async_scratch_limit = unsafe extern "C" fn(HsaAgent, usize) -> u32;
+
+/// `hsa_status_t hsa_amd_ais_file_read(hsa_amd_ais_file_handle_t handle, void *devicePtr, uint64_t size, int64_t file_offset, uint64_t *size_copied, int32_t *status)` (ROCr 7.2.4)
+pub type hsa_amd_ais_file_read = unsafe extern "C" fn(AisFileHandle, *mut c_void, u64, i64, *mut u64, *mut i32) -> u32;
+
+/// `hsa_status_t hsa_amd_ais_file_write(hsa_amd_ais_file_handle_t handle, void *devicePtr, uint64_t size, int64_t file_offset, uint64_t *size_copied, int32_t *status)` (ROCr 7.2.4)
+pub type hsa_amd_ais_file_write = unsafe extern "C" fn(AisFileHandle, *mut c_void, u64, i64, *mut u64, *mut i32) -> u32;
+
+/// `hsa_status_t hsa_amd_memory_get_preferred_copy_engine(hsa_agent_t dst_agent, hsa_agent_t src_agent, uint32_t *recommended_ids_mask)` (ROCr 7.2.4)
+pub type hsa_amd_memory_get_preferred_copy_engine = unsafe extern "C" fn(HsaAgent, HsaAgent, *mut u32) -> u32;
+
+/// `hsa_status_t hsa_amd_portable_export_dmabuf(const void *ptr, size_t size, int *dmabuf, uint64_t *offset)` (ROCr 6.4.3)
+pub type hsa_amd_portable_export_dmabuf = unsafe extern "C" fn(*const c_void, usize, *mut i32, *mut u64) -> u32;
+
+/// `hsa_status_t hsa_amd_vmem_address_reserve_align(void **va, size_t size, uint64_t address, uint64_t alignment, uint64_t flags)` (ROCr 6.4.3)
+pub type hsa_amd_vmem_address_reserve_align = unsafe extern "C" fn(*mut *mut c_void, usize, u64, u64, u64) -> u32;
+
+/// `hsa_status_t hsa_amd_vmem_retain_alloc_handle(hsa_amd_vmem_alloc_handle_t *memory_handle, void *addr)` (ROCr 6.4.3)
+pub type hsa_amd_vmem_retain_alloc_handle = unsafe extern "C" fn(*mut u64, *mut c_void) -> u32;
+
+/// `hsa_status_t hsa_ext_sampler_create_v2(hsa_agent_t agent, const hsa_ext_sampler_descriptor_v2_t *sampler_descriptor, hsa_ext_sampler_t *sampler)` (ROCr 6.4.3)
+pub type hsa_ext_sampler_create_v2 = unsafe extern "C" fn(HsaAgent, *const SamplerDescriptorV2, *mut u64) -> u32;
+
+/// `hsa_status_t hsa_amd_vmem_get_alloc_properties_from_handle(hsa_amd_vmem_alloc_handle_t memory_handle, hsa_amd_memory_pool_t *pool, hsa_amd_memory_type_t *type)` (ROCr 6.4.3)
+pub type hsa_amd_vmem_get_alloc_properties_from_handle = unsafe extern "C" fn(u64, *mut u64, *mut u32) -> u32;
+
+/// `hsa_status_t hsa_amd_queue_get_info(hsa_queue_t *queue, hsa_queue_info_attribute_t attribute, void *value)` (ROCr 6.4.3)
+pub type hsa_amd_queue_get_info = unsafe extern "C" fn(*mut c_void, u32, *mut c_void) -> u32;
+
+/// `uint32_t hsa_amd_signal_wait_all(uint32_t signal_count, hsa_signal_t *signals, hsa_signal_condition_t *conds, hsa_signal_value_t *values, uint64_t timeout_hint, hsa_wait_state_t wait_hint, hsa_signal_value_t *satisfying_values)` (ROCr 6.4.3)
+pub type hsa_amd_signal_wait_all = unsafe extern "C" fn(u32, *mut HsaSignal, *mut u32, *mut i64, u64, u32, *mut i64) -> u32;
+
+/// `hsa_status_t hsa_amd_portable_export_dmabuf_v2(const void *ptr, size_t size, int *dmabuf, uint64_t *offset, uint64_t flags)` (ROCr 7.2.4)
+pub type hsa_amd_portable_export_dmabuf_v2 = unsafe extern "C" fn(*const c_void, usize, *mut i32, *mut u64, u64) -> u32;
+
+/// `hsa_status_t hsa_amd_portable_close_dmabuf(int dmabuf)` (ROCr 6.4.3)
+pub type hsa_amd_portable_close_dmabuf = unsafe extern "C" fn(i32) -> u32;
+
+/// `hsa_status_t hsa_amd_spm_acquire(hsa_agent_t preferred_agent)` (ROCr 6.4.3)
+pub type hsa_amd_spm_acquire = unsafe extern "C" fn(HsaAgent) -> u32;
+
+/// `hsa_status_t hsa_amd_spm_release(hsa_agent_t preferred_agent)` (ROCr 6.4.3)
+pub type hsa_amd_spm_release = unsafe extern "C" fn(HsaAgent) -> u32;
+
+/// `hsa_status_t hsa_amd_spm_set_dest_buffer(hsa_agent_t preferred_agent, size_t size_in_bytes, uint32_t *timeout, uint32_t *size_copied, void *dest, _Bool *is_data_loss)` (ROCr 6.4.3)
+pub type hsa_amd_spm_set_dest_buffer = unsafe extern "C" fn(HsaAgent, usize, *mut u32, *mut u32, *mut c_void, *mut bool) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_iterate_configuration(hsa_agent_t agent, hsa_ven_amd_pcs_iterate_configuration_callback_t configuration_callback, void *callback_data)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_iterate_configuration = unsafe extern "C" fn(HsaAgent, Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, *mut c_void) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_create(hsa_agent_t agent, hsa_ven_amd_pcs_method_kind_t method, hsa_ven_amd_pcs_units_t units, size_t interval, size_t latency, size_t buffer_size, hsa_ven_amd_pcs_data_ready_callback_t data_ready_callback, void *client_callback_data, hsa_ven_amd_pcs_t *pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_create = unsafe extern "C" fn(HsaAgent, u32, u32, usize, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32>, *mut c_void)>, *mut c_void, *mut u64) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_create_from_id(uint32_t pcs_id, hsa_agent_t agent, hsa_ven_amd_pcs_method_kind_t method, hsa_ven_amd_pcs_units_t units, size_t interval, size_t latency, size_t buffer_size, hsa_ven_amd_pcs_data_ready_callback_t data_ready_callback, void *client_callback_data, hsa_ven_amd_pcs_t *pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_create_from_id = unsafe extern "C" fn(u32, HsaAgent, u32, u32, usize, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32>, *mut c_void)>, *mut c_void, *mut u64) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_destroy(hsa_ven_amd_pcs_t pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_destroy = unsafe extern "C" fn(u64) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_start(hsa_ven_amd_pcs_t pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_start = unsafe extern "C" fn(u64) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_stop(hsa_ven_amd_pcs_t pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_stop = unsafe extern "C" fn(u64) -> u32;
+
+/// `hsa_status_t hsa_ven_amd_pcs_flush(hsa_ven_amd_pcs_t pc_sampling)` (ROCr 6.4.3)
+pub type hsa_ven_amd_pcs_flush = unsafe extern "C" fn(u64) -> u32;
+
 /// `hsa_status_t hsa_code_object_reader_create_from_memory(const void *code_object, size_t size, hsa_code_object_reader_t *code_object_reader)` (ROCr 5.2.3)
 pub type hsa_code_object_reader_create_from_memory = unsafe extern "C" fn(*const c_void, usize, *mut u64) -> u32;
 
@@ -555,6 +627,9 @@ pub type hsa_amd_queue_cu_get_mask = unsafe extern "C" fn(*const c_void, u32, *m
 
 /// `hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t *queue, hsa_amd_queue_priority_t priority)` (ROCr 5.2.3)
 pub type hsa_amd_queue_set_priority = unsafe extern "C" fn(*mut c_void, u32) -> u32;
+
+/// `hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void *data)` (ROCr 5.2.3)
+pub type hsa_amd_register_system_event_handler = unsafe extern "C" fn(Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, *mut c_void) -> u32;
 
 /// `hsa_status_t hsa_system_get_major_extension_table(uint16_t extension, uint16_t version_major, size_t table_length, void *table)` (ROCr 5.2.3)
 pub type hsa_system_get_major_extension_table = unsafe extern "C" fn(u16, u16, usize, *mut c_void) -> u32;
@@ -657,9 +732,6 @@ pub type hsa_amd_memory_migrate = unsafe extern "C" fn(*const c_void, u64, u32) 
 
 /// `hsa_status_t hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool, hsa_amd_memory_pool_t dst_memory_pool, _Bool *result)` (ROCr 5.2.3)
 pub type hsa_amd_memory_pool_can_migrate = unsafe extern "C" fn(u64, u64, *mut bool) -> u32;
-
-/// `hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void *data)` (ROCr 5.2.3)
-pub type hsa_amd_register_system_event_handler = unsafe extern "C" fn(Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, *mut c_void) -> u32;
 
 /// `hsa_status_t hsa_amd_svm_attributes_get(void *ptr, size_t size, hsa_amd_svm_attribute_pair_t *attribute_list, size_t attribute_count)` (ROCr 5.2.3)
 pub type hsa_amd_svm_attributes_get = unsafe extern "C" fn(*mut c_void, usize, *mut c_void, usize) -> u32;
@@ -1421,6 +1493,121 @@ pub mod missing {
         crate::abi::HsaStatus::ERROR.0
     }
 
+    pub unsafe extern "C" fn hsa_amd_agent_set_async_scratch_limit(_a0: HsaAgent, _a1: usize) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_agent_set_async_scratch_limit");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_ais_file_read(_a0: AisFileHandle, _a1: *mut c_void, _a2: u64, _a3: i64, _a4: *mut u64, _a5: *mut i32) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_ais_file_read");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_ais_file_write(_a0: AisFileHandle, _a1: *mut c_void, _a2: u64, _a3: i64, _a4: *mut u64, _a5: *mut i32) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_ais_file_write");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_memory_get_preferred_copy_engine(_a0: HsaAgent, _a1: HsaAgent, _a2: *mut u32) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_memory_get_preferred_copy_engine");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_portable_export_dmabuf(_a0: *const c_void, _a1: usize, _a2: *mut i32, _a3: *mut u64) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_portable_export_dmabuf");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_vmem_address_reserve_align(_a0: *mut *mut c_void, _a1: usize, _a2: u64, _a3: u64, _a4: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_vmem_address_reserve_align");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_vmem_retain_alloc_handle(_a0: *mut u64, _a1: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_vmem_retain_alloc_handle");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ext_sampler_create_v2(_a0: HsaAgent, _a1: *const SamplerDescriptorV2, _a2: *mut u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ext_sampler_create_v2");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_vmem_get_alloc_properties_from_handle(_a0: u64, _a1: *mut u64, _a2: *mut u32) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_vmem_get_alloc_properties_from_handle");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_queue_get_info(_a0: *mut c_void, _a1: u32, _a2: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_queue_get_info");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_signal_wait_all(_a0: u32, _a1: *mut HsaSignal, _a2: *mut u32, _a3: *mut i64, _a4: u64, _a5: u32, _a6: *mut i64) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_signal_wait_all");
+        u32::MAX
+    }
+
+    pub unsafe extern "C" fn hsa_amd_portable_export_dmabuf_v2(_a0: *const c_void, _a1: usize, _a2: *mut i32, _a3: *mut u64, _a4: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_portable_export_dmabuf_v2");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_portable_close_dmabuf(_a0: i32) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_portable_close_dmabuf");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_spm_acquire(_a0: HsaAgent) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_spm_acquire");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_spm_release(_a0: HsaAgent) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_spm_release");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_spm_set_dest_buffer(_a0: HsaAgent, _a1: usize, _a2: *mut u32, _a3: *mut u32, _a4: *mut c_void, _a5: *mut bool) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_spm_set_dest_buffer");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_iterate_configuration(_a0: HsaAgent, _a1: Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, _a2: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_iterate_configuration");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_create(_a0: HsaAgent, _a1: u32, _a2: u32, _a3: usize, _a4: usize, _a5: usize, _a6: Option<unsafe extern "C" fn(*mut c_void, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32>, *mut c_void)>, _a7: *mut c_void, _a8: *mut u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_create");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_create_from_id(_a0: u32, _a1: HsaAgent, _a2: u32, _a3: u32, _a4: usize, _a5: usize, _a6: usize, _a7: Option<unsafe extern "C" fn(*mut c_void, usize, usize, Option<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32>, *mut c_void)>, _a8: *mut c_void, _a9: *mut u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_create_from_id");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_destroy(_a0: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_destroy");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_start(_a0: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_start");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_stop(_a0: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_stop");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_ven_amd_pcs_flush(_a0: u64) -> u32 {
+        crate::interpose::forward::missing("hsa_ven_amd_pcs_flush");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
     pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(_a0: *const c_void, _a1: usize, _a2: *mut u64) -> u32 {
         crate::interpose::forward::missing("hsa_code_object_reader_create_from_memory");
         crate::abi::HsaStatus::ERROR.0
@@ -1583,6 +1770,11 @@ pub mod missing {
 
     pub unsafe extern "C" fn hsa_amd_queue_set_priority(_a0: *mut c_void, _a1: u32) -> u32 {
         crate::interpose::forward::missing("hsa_amd_queue_set_priority");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
+    pub unsafe extern "C" fn hsa_amd_register_system_event_handler(_a0: Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, _a1: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_register_system_event_handler");
         crate::abi::HsaStatus::ERROR.0
     }
 
@@ -1753,11 +1945,6 @@ pub mod missing {
 
     pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(_a0: u64, _a1: u64, _a2: *mut bool) -> u32 {
         crate::interpose::forward::missing("hsa_amd_memory_pool_can_migrate");
-        crate::abi::HsaStatus::ERROR.0
-    }
-
-    pub unsafe extern "C" fn hsa_amd_register_system_event_handler(_a0: Option<unsafe extern "C" fn(*const c_void, *mut c_void) -> u32>, _a1: *mut c_void) -> u32 {
-        crate::interpose::forward::missing("hsa_amd_register_system_event_handler");
         crate::abi::HsaStatus::ERROR.0
     }
 

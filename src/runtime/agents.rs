@@ -115,6 +115,10 @@ pub struct Topology {
     /// `HSA_CACHE_INFO_NAME` answers: one NUL-terminated name per cache, for
     /// the lifetime of the runtime (ROCr hands out a pointer to its own copy).
     cache_names: Vec<Vec<CString>>,
+    /// Each GPU agent's scratch limit, as `hsa_amd_agent_set_async_scratch_limit`
+    /// last set it (starts at [`SCRATCH_LIMIT`]); answered by
+    /// `HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_CURRENT`.
+    scratch_limits: Vec<std::sync::atomic::AtomicU64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -253,7 +257,11 @@ impl Topology {
             cpu_max_mhz: host_cpu_max_mhz(),
             cpu_caches,
             cache_names: Vec::new(),
+            scratch_limits: Vec::new(),
         };
+        t.scratch_limits = (0..t.gpus.len())
+            .map(|_| std::sync::atomic::AtomicU64::new(SCRATCH_LIMIT))
+            .collect();
         t.cache_names = (0..t.agent_count())
             .map(|i| {
                 let kind = t.agent_kind(i);
@@ -270,6 +278,20 @@ impl Topology {
 
     pub fn agent_count(&self) -> usize {
         1 + self.gpus.len()
+    }
+
+    /// Record GPU `gpu`'s scratch limit (at most [`SCRATCH_LIMIT`]; the
+    /// caller checks).
+    pub fn set_scratch_limit(&self, gpu: usize, limit: u64) {
+        if let Some(l) = self.scratch_limits.get(gpu) {
+            l.store(limit, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn scratch_limit(&self, gpu: usize) -> u64 {
+        self.scratch_limits
+            .get(gpu)
+            .map_or(SCRATCH_LIMIT, |l| l.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub fn agent_handle(&self, index: usize) -> u64 {
@@ -615,7 +637,8 @@ impl Topology {
             A::AMD_DRIVER_UID => Info::U32(node),
             A::AMD_NEAREST_CPU => Info::U64(self.agent_handle(0)),
             A::AMD_MEMORY_PROPERTIES | A::AMD_AQL_EXTENSIONS => zeros(8),
-            A::AMD_SCRATCH_LIMIT_MAX | A::AMD_SCRATCH_LIMIT_CURRENT => Info::U64(SCRATCH_LIMIT),
+            A::AMD_SCRATCH_LIMIT_MAX => Info::U64(SCRATCH_LIMIT),
+            A::AMD_SCRATCH_LIMIT_CURRENT => Info::U64(self.scratch_limit(g)),
             _ => return Err(InfoError::Unsupported),
         })
     }

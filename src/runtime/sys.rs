@@ -223,6 +223,61 @@ pub fn fd_size(fd: i32) -> Option<u64> {
     (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_size as u64)
 }
 
+/// Which way [`file_transfer`] moves bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FileDirection {
+    /// From the file into memory (`pread`).
+    Read,
+    /// From memory into the file (`pwrite`).
+    Write,
+}
+
+/// Move up to `len` bytes between the program's file `fd` at `offset` and the
+/// memory at `addr`, as `pread`/`pwrite` do, retrying short transfers and
+/// `EINTR` until all of it moved, the file ends (a read), or an error. Returns
+/// the bytes moved, and the `errno` that stopped it early (0 if none).
+///
+/// # Safety
+/// `addr..addr+len` must be memory SoftGPU allocated for the program (a pool
+/// allocation or a vmem mapping: the caller checks it against the tables),
+/// valid for the transfer's direction for the whole call; no Rust reference
+/// may point into it. The descriptor is the program's: it is only read from
+/// or written to, at the program's request, never closed.
+pub unsafe fn file_transfer(
+    fd: i32,
+    addr: u64,
+    len: u64,
+    offset: i64,
+    dir: FileDirection,
+) -> (u64, i32) {
+    let mut done = 0u64;
+    while done < len {
+        let chunk = (len - done).min(1 << 30) as usize;
+        let at = offset.saturating_add(done as i64) as libc::off_t;
+        let p = (addr + done) as *mut libc::c_void;
+        // SAFETY: per the contract, `p..p+chunk` lies inside `addr..addr+len`,
+        // valid for the direction's access; the kernel reads or writes it.
+        let n = unsafe {
+            match dir {
+                FileDirection::Read => libc::pread(fd, p, chunk, at),
+                FileDirection::Write => libc::pwrite(fd, p, chunk, at),
+            }
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+            if e == libc::EINTR {
+                continue;
+            }
+            return (done, e);
+        }
+        if n == 0 {
+            break; // end of file (read) or nothing accepted (write)
+        }
+        done += n as u64;
+    }
+    (done, 0)
+}
+
 fn prot(permissions: u32) -> i32 {
     match permissions {
         1 => libc::PROT_READ,

@@ -20,6 +20,10 @@ struct Physical {
     size: u64,
     pool: u64,
     kind: u32,
+    /// References: one from its creation or import, one per
+    /// `hsa_amd_vmem_retain_alloc_handle`; each release drops one, and the
+    /// last closes the memfd.
+    refs: u32,
 }
 
 #[derive(Default)]
@@ -110,6 +114,7 @@ pub fn handle_create(pool: u64, size: u64, kind: u32) -> Result<u64, VmemError> 
             size,
             pool,
             kind,
+            refs: 1,
         }));
         HANDLE_TAG | (s.handles.len() as u64 - 1)
     }))
@@ -124,6 +129,12 @@ pub fn handle_release(h: u64) -> Result<(), VmemError> {
         let slot = handle_index(h)
             .and_then(|i| s.handles.get_mut(i))
             .ok_or(VmemError::InvalidArgument)?;
+        let live = slot.as_mut().ok_or(VmemError::InvalidArgument)?;
+        if live.refs > 1 {
+            // A retained reference: the allocation lives on.
+            live.refs -= 1;
+            return Ok(());
+        }
         let p = slot.take().ok_or(VmemError::InvalidArgument)?;
         // SAFETY: the descriptor was created or duplicated by this module for
         // this handle, which was just taken out of the table, so nothing uses
@@ -141,6 +152,27 @@ pub fn handle_properties(h: u64) -> Result<(u64, u32), VmemError> {
             .and_then(|p| p.as_ref())
             .ok_or(VmemError::InvalidArgument)?;
         Ok((p.pool, p.kind))
+    })
+}
+
+/// `hsa_amd_vmem_retain_alloc_handle`: the handle of the physical allocation
+/// mapped at `va` (anywhere inside the mapping), with one more reference,
+/// which the caller gives back with [`handle_release`].
+pub fn retain(va: u64) -> Result<u64, VmemError> {
+    with(|s| {
+        let h = s
+            .mappings
+            .range(..=va)
+            .next_back()
+            .filter(|(b, (len, ..))| va < *b + len)
+            .map(|(_, &(_, h, _, _))| h)
+            .ok_or(VmemError::InvalidArgument)?;
+        let p = handle_index(h)
+            .and_then(|i| s.handles.get_mut(i))
+            .and_then(|p| p.as_mut())
+            .ok_or(VmemError::InvalidArgument)?;
+        p.refs = p.refs.checked_add(1).ok_or(VmemError::OutOfResources)?;
+        Ok(h)
     })
 }
 
@@ -253,6 +285,7 @@ pub fn import(fd: i32) -> Result<u64, VmemError> {
             size,
             pool: 0,
             kind: 0,
+            refs: 1,
         }));
         HANDLE_TAG | (s.handles.len() as u64 - 1)
     }))

@@ -34,7 +34,7 @@ pub use super::images::{
     hsa_ext_image_create, hsa_ext_image_create_with_layout, hsa_ext_image_data_get_info,
     hsa_ext_image_data_get_info_with_layout, hsa_ext_image_destroy, hsa_ext_image_export,
     hsa_ext_image_get_capability, hsa_ext_image_get_capability_with_layout, hsa_ext_image_import,
-    hsa_ext_sampler_create, hsa_ext_sampler_destroy,
+    hsa_ext_sampler_create, hsa_ext_sampler_create_v2, hsa_ext_sampler_destroy,
 };
 
 pub(super) type R = Result<(), HsaStatus>;
@@ -95,6 +95,7 @@ mod executable;
 mod pool;
 mod queue;
 mod rocr6;
+mod rocr7;
 mod signal;
 mod system;
 
@@ -104,5 +105,6 @@ pub use executable::*;
 pub use pool::*;
 pub use queue::*;
 pub use rocr6::*;
+pub use rocr7::*;
 pub use signal::*;
 pub use system::*;
