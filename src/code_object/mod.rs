@@ -27,6 +27,7 @@
 //! still used.
 
 pub mod bundle;
+pub mod dynsym;
 mod demangle;
 mod elf;
 mod error;
