@@ -117,6 +117,10 @@ pub trait Below: Sync {
     fn allocations(&self) -> &'static (dyn crate::kernargs::AllocationTable + Sync);
     /// Allocation and free events of that table so far.
     fn allocation_events(&self) -> u64;
+    /// Whether the shim exports `name` (it has a row in the entry-point
+    /// table), so that the dynamic linker binds a program's calls to it to
+    /// the shim and never to the real runtime.
+    fn shadows(&self, name: &str) -> bool;
 }
 
 static BELOW: OnceLock<&'static dyn Below> = OnceLock::new();
@@ -224,6 +228,30 @@ impl Library {
 pub fn shadowed() -> bool {
     let first = lookup(Handle(RTLD_DEFAULT), "hsa_init");
     first != 0 && object_base(first as *const c_void) != own_base()
+}
+
+/// The file of the real `libhsa-runtime64.so.1` this process has loaded
+/// (a program linked against ROCr loads it, even when the shim answers every
+/// call), or None when none is loaded or that library is this copy of
+/// SoftGPU itself. Loads nothing.
+pub fn loaded_rocr_file() -> Option<String> {
+    // SAFETY: RTLD_NOLOAD only returns a handle to an object already loaded
+    // (it never loads one or runs constructors); the name is NUL-terminated.
+    // The handle is never closed (as in `find`).
+    let loaded = unsafe {
+        libc::dlopen(
+            c"libhsa-runtime64.so.1".as_ptr(),
+            libc::RTLD_NOW | RTLD_NOLOAD,
+        )
+    };
+    if loaded.is_null() {
+        return None;
+    }
+    let init = lookup(Handle(loaded), "hsa_init");
+    if init == 0 || object_base(init as *const c_void) == own_base() {
+        return None;
+    }
+    object_name(init)
 }
 
 /// Find the real runtime (see the module documentation).

@@ -122,6 +122,16 @@ pub(super) fn run(args: RunArgs) -> i32 {
         eprintln!("softgpu run: no command given (usage: softgpu run [OPTIONS] -- CMD [ARGS...])");
         return EXIT_ERROR;
     };
+    let mode = args
+        .mode
+        .clone()
+        .or_else(|| std::env::var("SOFTGPU_MODE").ok())
+        .unwrap_or_default();
+    if mode != "intercept" && mode != "observe" {
+        if let Some(warning) = check_rocr(&shim, std::env::var_os("LD_LIBRARY_PATH")) {
+            eprintln!("softgpu run: {warning}");
+        }
+    }
     let mut cmd = Command::new(program);
     cmd.args(rest)
         .env(
@@ -202,6 +212,83 @@ pub(super) fn run(args: RunArgs) -> i32 {
         }
     }
     code
+}
+
+/// Where the dynamic loader finds `soname` for a program started with
+/// `LD_LIBRARY_PATH=ld_library_path`: that path's directories, then the
+/// loader's cache (`ldconfig -p`), then the default directories. A program's
+/// own RUNPATH can still pick another copy; the shim checks the one actually
+/// loaded again at start-up.
+fn locate_library(soname: &str, ld_library_path: Option<OsString>) -> Option<PathBuf> {
+    let from_env = ld_library_path
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default();
+    if let Some(p) = from_env
+        .iter()
+        .map(|d| d.join(soname))
+        .find(|p| p.is_file())
+    {
+        return Some(p);
+    }
+    for ldconfig in ["/sbin/ldconfig", "/usr/sbin/ldconfig"] {
+        let Ok(out) = Command::new(ldconfig).arg("-p").output() else {
+            continue;
+        };
+        // "\tlibhsa-runtime64.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1"
+        let text = String::from_utf8_lossy(&out.stdout);
+        let found = text.lines().find_map(|l| {
+            let (name, rest) = l.trim().split_once(' ')?;
+            (name == soname && rest.contains("x86-64"))
+                .then(|| rest.rsplit_once("=> ").map(|(_, p)| PathBuf::from(p.trim())))
+                .flatten()
+        });
+        if let Some(p) = found.filter(|p| p.is_file()) {
+            return Some(p);
+        }
+        break;
+    }
+    [
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join(soname))
+    .find(|p| p.is_file())
+}
+
+/// The warning the shim would give at start-up in virtual mode, said before
+/// the command starts: the ROCr the loader finds exports functions the shim
+/// does not. None when it exports none, or no ROCr is found.
+fn check_rocr(shim: &Path, ld_library_path: Option<OsString>) -> Option<String> {
+    use crate::code_object::dynsym;
+    let rocr = locate_library("libhsa-runtime64.so.1", ld_library_path)?;
+    let shown = crate::input::show_path(&rocr);
+    let ours = match dynsym::exported_functions(shim, "hsa_") {
+        Ok(f) => f,
+        Err(e) => {
+            return Some(format!(
+                "cannot list the functions the shim {} exports: {e}",
+                crate::input::show_path(shim)
+            ));
+        }
+    };
+    match dynsym::exported_functions(&rocr, "hsa_") {
+        Ok(theirs) => {
+            let missing: Vec<&str> = theirs
+                .iter()
+                .filter(|f| ours.binary_search(f).is_err())
+                .map(String::as_str)
+                .collect();
+            (!missing.is_empty()).then(|| dynsym::unshadowed_message(&shown, &missing))
+        }
+        Err(e) => Some(format!(
+            "cannot list the functions the HSA runtime {shown} exports ({e}); any that SoftGPU does not provide would reach it uninitialised"
+        )),
+    }
 }
 
 fn summarise(path: &Path, stale: bool, per_pid: bool) {

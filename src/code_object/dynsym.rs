@@ -92,6 +92,21 @@ pub fn exported_functions(path: &Path, prefix: &str) -> Result<Vec<String>, Dyns
     Ok(names)
 }
 
+/// The one sentence the shim (at start-up, in virtual mode) and `softgpu run`
+/// (before it starts a command) say when the HSA runtime at `rocr` exports
+/// functions the shim does not: the dynamic linker binds a program's calls
+/// to them to that runtime, which the virtual runtime never initialises.
+pub fn unshadowed_message(rocr: &str, missing: &[&str]) -> String {
+    format!(
+        "the HSA runtime {rocr} exports {} function{} SoftGPU does not provide: {}; a program \
+         that calls one reaches that runtime uninitialised (virtual mode never initialises it) \
+         and may crash there: this ROCr is newer than this SoftGPU",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -482,6 +482,9 @@ impl crate::real::Below for Forward {
     fn allocation_events(&self) -> u64 {
         super::passthrough::events()
     }
+    fn shadows(&self, name: &str) -> bool {
+        super::ENTRY_POINTS.iter().any(|e| e.name == name)
+    }
 }
 
 /// `hsa_init` of the real runtime.

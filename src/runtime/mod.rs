@@ -164,6 +164,40 @@ pub fn shut_down() -> Result<(), HsaStatus> {
     Ok(())
 }
 
+/// In virtual mode the real ROCr the program loaded is never initialised, so
+/// a function it exports that the shim does not (a ROCr newer than the entry
+/// table) binds to that uninitialised ROCr, and a call to it crashes there.
+/// Every such function is named, once, in one warning line, so that a future
+/// ROCr fails with a message and not only a segfault.
+fn warn_unshadowed_rocr_exports() {
+    let (Some(below), Some(path)) = (real::below(), real::loaded_rocr_file()) else {
+        return;
+    };
+    match crate::code_object::dynsym::exported_functions(std::path::Path::new(&path), "hsa_") {
+        Ok(exports) => {
+            let missing: Vec<&str> = exports
+                .iter()
+                .map(String::as_str)
+                .filter(|n| !below.shadows(n))
+                .collect();
+            if missing.is_empty() {
+                tracing::debug!(
+                    "softgpu: the shim answers all {} hsa_* functions of the loaded {path}",
+                    exports.len()
+                );
+            } else {
+                tracing::warn!(
+                    "softgpu: {}",
+                    crate::code_object::dynsym::unshadowed_message(&path, &missing)
+                );
+            }
+        }
+        Err(e) => tracing::warn!(
+            "softgpu: cannot list the functions the loaded HSA runtime {path} exports ({e}); any that SoftGPU does not provide would reach it uninitialised"
+        ),
+    }
+}
+
 fn build() -> Result<Runtime, HsaStatus> {
     let (config, bad) = Config::from_os_lookup(|k| std::env::var_os(k));
     for msg in &bad {
@@ -205,6 +239,7 @@ fn build() -> Result<Runtime, HsaStatus> {
             requested = config.mode.as_str(),
             "softgpu: no real ROCr in use; the shim is the HSA runtime"
         );
+        warn_unshadowed_rocr_exports();
     }
 
     queues::set_kernarg_capture(config.kernargs);
