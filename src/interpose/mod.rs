@@ -504,6 +504,9 @@ entry_points! {
     // the pass-through allocation table.
     hsa_amd_ipc_memory_attach: Shim, Shim, Shim;
     hsa_amd_ipc_memory_detach: Shim, Shim, Shim;
+    // A handle naming the allocation in the virtual runtime (attaching it
+    // fails closed, above); the real runtime's below one.
+    hsa_amd_ipc_memory_create: Shim, Real, Real;
     // Fail closed in the virtual runtime (forwarded when a real runtime is below).
     hsa_soft_queue_create: FailClosed, Real, Real;
     hsa_signal_group_create: FailClosed, Real, Real;
@@ -515,7 +518,6 @@ entry_points! {
     hsa_amd_deregister_deallocation_callback: FailClosed, Real, Real;
     hsa_amd_interop_map_buffer: FailClosed, Real, Real;
     hsa_amd_interop_unmap_buffer: FailClosed, Real, Real;
-    hsa_amd_ipc_memory_create: FailClosed, Real, Real;
     hsa_amd_ipc_signal_attach: FailClosed, Real, Real;
     hsa_amd_ipc_signal_create: FailClosed, Real, Real;
     hsa_amd_memory_migrate: FailClosed, Real, Real;

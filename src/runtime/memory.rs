@@ -522,6 +522,37 @@ pub fn find_allocation(addr: u64) -> Option<(u64, u64, PoolKind, u64)> {
         .map(|(&b, a)| (b as u64, a.size as u64, a.pool, a.user_data))
 }
 
+/// The first word of an IPC handle the virtual runtime made ("SGIP").
+pub const IPC_MAGIC: u32 = u32::from_le_bytes(*b"SGIP");
+
+/// An IPC handle for the allocation at `ptr` (`hsa_amd_ipc_memory_create`),
+/// as the 8 words of `hsa_amd_ipc_memory_t`: ROCr's rule, `ptr` is the base of
+/// an allocation and `len` its size (or that size rounded up to the page, as
+/// HIP before 6.x passed it). The words are the magic, this process's id, the
+/// allocation's number and its size; `None` when the rule is not met. The
+/// virtual runtime's device memory is this process's own host memory, so no
+/// other process can map it: a handle only names the allocation (attaching
+/// it fails closed, `hsa_amd_ipc_memory_attach`).
+pub fn ipc_handle(ptr: u64, len: u64) -> Option<[u32; 8]> {
+    let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+    let a = map.get(&(ptr as usize))?;
+    let size = a.size as u64;
+    if len == 0 || (len != size && len != size.next_multiple_of(ALLOC_GRANULE)) {
+        return None;
+    }
+    let pid = std::process::id();
+    Some([
+        IPC_MAGIC,
+        pid,
+        a.id as u32,
+        (a.id >> 32) as u32,
+        size as u32,
+        (size >> 32) as u32,
+        0,
+        0,
+    ])
+}
+
 /// Set the program's user data on an allocation (`hsa_amd_pointer_info_set_userdata`).
 pub fn set_user_data(base: u64, data: u64) -> bool {
     let mut map = ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner());
@@ -652,5 +683,21 @@ mod tests {
         assert!(free(a as usize) && free(b as usize));
         // After a free the table moved on: its range is a gap now.
         assert!(find_range(a).is_err());
+    }
+
+    #[test]
+    fn an_ipc_handle_names_a_whole_allocation_by_its_base_and_size_and_nothing_else() {
+        let a = allocate(100, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        let h = ipc_handle(a, 100).expect("base and size");
+        assert_eq!((h[0], h[1]), (IPC_MAGIC, std::process::id()));
+        assert_eq!((h[4], h[5]), (100, 0));
+        // The size rounded up to the page is the same allocation, as ROCr allows.
+        assert_eq!(ipc_handle(a, 4096), Some(h));
+        // Not the base, not the size, nothing at all, a freed allocation: refused.
+        for (p, len) in [(a + 4, 96), (a, 99), (a, 0), (a, 8192), (0, 100)] {
+            assert_eq!(ipc_handle(p, len), None, "{p:#x} {len}");
+        }
+        assert!(free(a as usize));
+        assert_eq!(ipc_handle(a, 100), None);
     }
 }

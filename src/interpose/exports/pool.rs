@@ -407,6 +407,28 @@ pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, s
     })
 }
 
+/// IPC export of an allocation (`hipIpcGetMemHandle`; RCCL makes one for every
+/// peer buffer, even when its peers are GPUs of its own process). The virtual
+/// runtime answers with a handle naming the allocation (`memory::ipc_handle`:
+/// `ptr` the base of an allocation, `len` its size); nothing is shared, and
+/// attaching the handle fails closed, as below. Over a real runtime the table
+/// sends this straight to it.
+pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
+    ptr: *mut c_void,
+    len: usize,
+    handle: *mut c_void,
+) -> u32 {
+    // SAFETY: HSA requires `handle` to point at an `hsa_amd_ipc_memory_t`,
+    // eight 32-bit words, or be null.
+    let out = unsafe { Out::from_raw(handle.cast::<[u32; 8]>()) };
+    status("hsa_amd_ipc_memory_create", || {
+        rt()?;
+        let words =
+            memory::ipc_handle(ptr as u64, len as u64).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        out.write(words)
+    })
+}
+
 /// IPC: fails closed in the virtual runtime (it has no other process's memory
 /// to attach); over a real runtime, forwarded, and the mapping recorded in
 /// the pass-through allocation table.
