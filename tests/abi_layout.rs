@@ -360,41 +360,53 @@ fn the_probe_output_parser_rejects_garbage_lines() {
     assert!(parse_probe_output("what is this\n").is_err());
 }
 
-/// The Debian sid chroot (scripts/sid-chroot) holds ROCr 6.4.3's headers.
-fn sid_headers() -> PathBuf {
-    let root = std::env::var_os("SOFTGPU_SID_CHROOT")
+/// The `hsa/` headers of a chroot's `libhsa-runtime-dev` (`scripts/sid-chroot`):
+/// ROCr 6.4.3's in the sid chroot, ROCr 7.2.4's in the ROCm 7 chroot.
+fn chroot_headers(env: &str, default: &str, release: &str, build: &str) -> PathBuf {
+    let root = std::env::var_os(env)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"));
+        .unwrap_or_else(|| PathBuf::from(default));
     let hsa = root.join("usr/include/hsa");
     assert!(
         hsa.join("hsa_ext_amd.h").is_file(),
-        "ROCr 6.4.3's headers are not at {} (the sid chroot's libhsa-runtime-dev): run \
-         ./scripts/sid-chroot (scripts/test does it)",
+        "ROCr {release}'s headers are not at {} (the chroot's libhsa-runtime-dev): run \
+         {build} (scripts/test does it)",
         hsa.display()
     );
     hsa
 }
 
-#[test]
-fn the_rocr_6_attribute_ids_and_constants_match_rocr_6_4_3s_headers_and_the_pinned_ones_did_not_move()
- {
-    // Only the hsa/ headers are taken from the chroot (its libc headers do not
-    // mix with the host compiler's); they are copied next to the probe.
-    let dir = probe_dir().join("rocr64");
+/// Compiles a probe of `layout` and `constants` against the headers in
+/// `headers` (only the hsa/ headers are taken from there, copied next to the
+/// probe: a chroot's libc headers do not mix with the host compiler's), runs
+/// it and fails listing every value that differs from the Rust side.
+fn check_against(
+    headers: &Path,
+    release: &str,
+    name: &str,
+    layout: &[LayoutRow],
+    constants: &[(&'static str, i64)],
+) {
+    // Rows keep their pinned names on the Rust side; `renamed` gives the name
+    // the release's header has for the same bytes.
+    let layout: Vec<LayoutRow> = layout
+        .iter()
+        .map(|&(ty, field, v)| (ty, renamed(release, ty, field), v))
+        .collect();
+    let layout = &layout[..];
+    let dir = probe_dir().join(name);
     let inc = dir.join("include");
     let _ = std::fs::remove_dir_all(&inc);
     std::fs::create_dir_all(inc.join("hsa")).unwrap();
-    for entry in std::fs::read_dir(sid_headers()).unwrap() {
+    for entry in std::fs::read_dir(headers).unwrap() {
         let p = entry.unwrap().path();
         if p.extension().is_some_and(|e| e == "h") {
             std::fs::copy(&p, inc.join("hsa").join(p.file_name().unwrap())).unwrap();
         }
     }
-    let mut all = rocr64_constants();
-    all.extend(pinned_constants());
-    let src = dir.join("rocr64_probe.c");
-    let exe = dir.join("rocr64_probe");
-    std::fs::write(&src, constants_probe_source(abi::LAYOUT_ROCR64, &all)).unwrap();
+    let src = dir.join(format!("{name}_probe.c"));
+    let exe = dir.join(format!("{name}_probe"));
+    std::fs::write(&src, constants_probe_source(layout, constants)).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let compile = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-I"])
@@ -406,15 +418,15 @@ fn the_rocr_6_attribute_ids_and_constants_match_rocr_6_4_3s_headers_and_the_pinn
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}; {SETUP_HINT}"));
     assert!(
         compile.status.success(),
-        "the ROCr 6.4.3 probe {} does not compile: a name in abi's Rocr64 constants is not in \
-         those headers\n{}",
+        "the ROCr {release} probe {} does not compile: a name in abi's tables is not in those \
+         headers\n{}",
         src.display(),
         String::from_utf8_lossy(&compile.stderr)
     );
     let run = Command::new(&exe).output().unwrap();
     assert!(run.status.success());
     let c = parse_probe_output(&String::from_utf8(run.stdout).unwrap()).unwrap();
-    let layout_mismatches = abi::LAYOUT_ROCR64.iter().filter_map(|&(ty, field, value)| {
+    let layout_mismatches = layout.iter().filter_map(|&(ty, field, value)| {
         let key = if field.is_empty() {
             Key::Size(ty.to_string())
         } else {
@@ -423,28 +435,90 @@ fn the_rocr_6_attribute_ids_and_constants_match_rocr_6_4_3s_headers_and_the_pinn
         match c.get(&key) {
             Some(&v) if v == value as i128 => None,
             other => Some(format!(
-                "{key}: ROCr 6.4.3 says {other:?}, Rust says {value}"
+                "{key}: ROCr {release} says {other:?}, Rust says {value}"
             )),
         }
     });
     let mismatches: Vec<String> = layout_mismatches
         .collect::<Vec<_>>()
         .into_iter()
-        .chain(all.iter().filter_map(
+        .chain(constants.iter().filter_map(
             |&(name, value)| match c.get(&Key::Const(name.to_string())) {
                 Some(&v) if v == value as i128 => None,
                 other => Some(format!(
-                    "{name}: ROCr 6.4.3 says {other:?}, Rust says {value}"
+                    "{name}: ROCr {release} says {other:?}, Rust says {value}"
                 )),
             },
         ))
         .collect();
     assert!(
         mismatches.is_empty(),
-        "{} layouts and constants differ from ROCr 6.4.3's headers:\n  {}",
+        "{} layouts and constants differ from ROCr {release}'s headers:\n  {}",
         mismatches.len(),
         mismatches.join("\n  ")
     );
+}
+
+#[test]
+fn the_rocr_6_attribute_ids_and_constants_match_rocr_6_4_3s_headers_and_the_pinned_ones_did_not_move()
+ {
+    let headers = chroot_headers(
+        "SOFTGPU_SID_CHROOT",
+        "/var/cache/softgpu/sid",
+        "6.4.3",
+        "./scripts/sid-chroot",
+    );
+    let mut all = rocr64_constants();
+    all.extend(pinned_constants());
+    check_against(&headers, "6.4.3", "rocr64", abi::LAYOUT_ROCR64, &all);
+}
+
+/// The name `release`'s header gives the field the pinned header calls
+/// `field` of `ty`. ROCr 7 renamed four fields of `amd_queue_t` without
+/// moving a byte (the probe checks the offsets under the new names): the
+/// first reserved word became `caps` (the queue's async-reclaim capability
+/// bits, 0 here: SoftGPU's queues reclaim no scratch), the unused
+/// `scratch_backing_memory_byte_size` became `reserved3`, and the reserved
+/// arrays after it were renumbered.
+fn renamed(release: &str, ty: &'static str, field: &'static str) -> &'static str {
+    if release.starts_with('7') && ty == "amd_queue_t" {
+        return match field {
+            "reserved1" => "caps",
+            "scratch_backing_memory_byte_size" => "reserved3",
+            "reserved3" => "reserved4",
+            "reserved4" => "reserved5",
+            other => other,
+        };
+    }
+    field
+}
+
+/// The attribute ids only ROCr 7.2.4's headers define.
+fn rocr7_constants() -> Vec<(&'static str, i64)> {
+    abi::info_constants()
+        .into_iter()
+        .filter(|(_, _, h)| *h == Header::Rocr7)
+        .map(|(n, x, _)| (n, x))
+        .collect()
+}
+
+#[test]
+fn every_layout_and_constant_matches_rocr_7_2_4s_headers_so_none_moved_between_releases() {
+    let headers = chroot_headers(
+        "SOFTGPU_ROCM7_CHROOT",
+        "/var/cache/softgpu/rocm7",
+        "7.2.4",
+        "./scripts/sid-chroot --rocm7",
+    );
+    let mut all = rocr7_constants();
+    all.extend(rocr64_constants());
+    all.extend(pinned_constants());
+    let layout: Vec<LayoutRow> = layout_rows()
+        .chain(abi::LAYOUT_ROCR64)
+        .chain(abi::LAYOUT_ROCR7)
+        .copied()
+        .collect();
+    check_against(&headers, "7.2.4", "rocr7", &layout, &all);
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! The installed HSA headers are exactly the ones `hsa-headers/PINNED` names.
+//! The installed HSA headers are exactly the ones `hsa-headers/PINNED` names
+//! (ROCr 5.2.3's, on the host), and ROCr 7.2.4's in the ROCm 7 chroot are
+//! exactly the ones `hsa-headers/PINNED-rocm7` names.
 //!
 //! `src/abi.rs` mirrors layouts from these headers. If a header on this machine
 //! differs from the pinned one, the layout test may be checking against a different
@@ -18,6 +20,8 @@ const SETUP_HINT: &str = "run ./scripts/setup (it installs the pinned libhsa-run
 #[derive(Debug, Default)]
 struct Pin {
     package: Option<(String, String)>,
+    /// `chroot rocm7`: the include directory is inside the ROCm 7 chroot.
+    chroot: Option<PathBuf>,
     include: Option<PathBuf>,
     /// file name -> sha256 hex, in file order.
     headers: Vec<(String, String)>,
@@ -34,6 +38,13 @@ fn parse_pin(text: &str) -> Result<Pin, String> {
         match words.as_slice() {
             ["package", name, version] => {
                 pin.package = Some((name.to_string(), version.to_string()));
+            }
+            ["chroot", "rocm7"] => {
+                pin.chroot = Some(
+                    std::env::var_os("SOFTGPU_ROCM7_CHROOT")
+                        .map(PathBuf::from)
+                        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/rocm7")),
+                )
             }
             ["include", dir] => pin.include = Some(PathBuf::from(dir)),
             ["sha256", hex, file]
@@ -63,7 +74,13 @@ fn parse_pin(text: &str) -> Result<Pin, String> {
 }
 
 fn read_pin() -> Pin {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("hsa-headers/PINNED");
+    read_pin_file("PINNED")
+}
+
+fn read_pin_file(name: &str) -> Pin {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("hsa-headers")
+        .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     parse_pin(&text).unwrap_or_else(|e| panic!("{e}"))
@@ -100,8 +117,29 @@ fn sha256_of(files: &[PathBuf]) -> BTreeMap<PathBuf, String> {
 
 #[test]
 fn every_pinned_header_is_installed_with_its_pinned_sha256() {
-    let pin = read_pin();
-    let dir = pin.include.clone().unwrap();
+    check_installed(read_pin(), "hsa-headers/PINNED", SETUP_HINT);
+}
+
+#[test]
+fn every_header_pinned_for_rocr_7_2_4_is_in_the_rocm7_chroot_with_its_pinned_sha256() {
+    let pin = read_pin_file("PINNED-rocm7");
+    assert!(
+        pin.chroot.is_some(),
+        "hsa-headers/PINNED-rocm7 must say `chroot rocm7`"
+    );
+    check_installed(
+        pin,
+        "hsa-headers/PINNED-rocm7",
+        "run ./scripts/sid-chroot --rocm7 (scripts/test does)",
+    );
+}
+
+fn check_installed(pin: Pin, file: &str, hint: &str) {
+    let include = pin.include.clone().unwrap();
+    let dir = match &pin.chroot {
+        Some(root) => root.join(include.strip_prefix("/").unwrap_or(&include)),
+        None => include,
+    };
     let (package, version) = pin.package.clone().unwrap();
     let paths: Vec<PathBuf> = pin.headers.iter().map(|(f, _)| dir.join(f)).collect();
     let actual = sha256_of(&paths);
@@ -109,10 +147,7 @@ fn every_pinned_header_is_installed_with_its_pinned_sha256() {
     let mut problems = Vec::new();
     for ((file, want), path) in pin.headers.iter().zip(&paths) {
         match actual.get(path) {
-            None => problems.push(format!(
-                "{file}: missing ({}); {SETUP_HINT}",
-                path.display()
-            )),
+            None => problems.push(format!("{file}: missing ({}); {hint}", path.display())),
             Some(got) if got != want => problems.push(format!(
                 "{file}: sha256 {got} differs from pinned {want} ({})",
                 path.display()
@@ -121,7 +156,12 @@ fn every_pinned_header_is_installed_with_its_pinned_sha256() {
         }
     }
     if !problems.is_empty() {
+        let admindir = pin
+            .chroot
+            .as_ref()
+            .map_or_else(|| PathBuf::from("/var/lib/dpkg"), |r| r.join("var/lib/dpkg"));
         let installed = Command::new("dpkg-query")
+            .arg(format!("--admindir={}", admindir.display()))
             .args(["-W", "-f=${Version}", &package])
             .output()
             .ok()
@@ -129,10 +169,10 @@ fn every_pinned_header_is_installed_with_its_pinned_sha256() {
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
             .unwrap_or_else(|| "not installed".into());
         panic!(
-            "{} of {} pinned HSA headers do not match hsa-headers/PINNED \
+            "{} of {} pinned HSA headers do not match {file} \
              (pinned {package} {version}; installed: {installed}):\n  {}\n\
-             Install the pinned package with ./scripts/setup. If you meant to move to \
-             new headers, follow hsa-headers/README.md (re-pin, then fix src/abi.rs).",
+             {hint}. If you meant to move to new headers, follow hsa-headers/README.md \
+             (re-pin, then fix src/abi.rs).",
             problems.len(),
             pin.headers.len(),
             problems.join("\n  ")
@@ -142,7 +182,13 @@ fn every_pinned_header_is_installed_with_its_pinned_sha256() {
 
 #[test]
 fn the_pin_names_every_header_the_abi_mirrors() {
-    let pin = read_pin();
+    for file in ["PINNED", "PINNED-rocm7"] {
+        the_pin_file_names_every_header_the_abi_mirrors(file);
+    }
+}
+
+fn the_pin_file_names_every_header_the_abi_mirrors(file: &str) {
+    let pin = read_pin_file(file);
     let names: Vec<&str> = pin.headers.iter().map(|(f, _)| f.as_str()).collect();
     for needed in [
         "hsa.h",
@@ -154,13 +200,13 @@ fn the_pin_names_every_header_the_abi_mirrors() {
     ] {
         assert!(
             names.contains(&needed),
-            "hsa-headers/PINNED has no sha256 line for {needed}"
+            "hsa-headers/{file} has no sha256 line for {needed}"
         );
     }
     assert_eq!(
         pin.package.as_ref().map(|(n, _)| n.as_str()),
         Some("libhsa-runtime-dev"),
-        "hsa-headers/PINNED must pin the libhsa-runtime-dev package"
+        "hsa-headers/{file} must pin the libhsa-runtime-dev package"
     );
 }
 
