@@ -21,9 +21,14 @@ struct Physical {
     pool: u64,
     kind: u32,
     /// References: one from its creation or import, one per
-    /// `hsa_amd_vmem_retain_alloc_handle`; each release drops one, and the
-    /// last closes the memfd.
+    /// `hsa_amd_vmem_retain_alloc_handle`; each release drops one.
     refs: u32,
+    /// Mappings of it. As in ROCr, a handle whose last reference is
+    /// released while it is still mapped lives on (its mappings stay usable,
+    /// `hsa_amd_vmem_retain_alloc_handle` on a mapping gives it a reference
+    /// again) until its last mapping is unmapped; only then is its memfd
+    /// closed.
+    maps: u32,
 }
 
 #[derive(Default)]
@@ -115,6 +120,7 @@ pub fn handle_create(pool: u64, size: u64, kind: u32) -> Result<u64, VmemError> 
             pool,
             kind,
             refs: 1,
+            maps: 0,
         }));
         HANDLE_TAG | (s.handles.len() as u64 - 1)
     }))
@@ -130,18 +136,28 @@ pub fn handle_release(h: u64) -> Result<(), VmemError> {
             .and_then(|i| s.handles.get_mut(i))
             .ok_or(VmemError::InvalidArgument)?;
         let live = slot.as_mut().ok_or(VmemError::InvalidArgument)?;
-        if live.refs > 1 {
-            // A retained reference: the allocation lives on.
-            live.refs -= 1;
-            return Ok(());
+        // ROCr: a handle with no reference left (released, still mapped) is
+        // refused.
+        if live.refs == 0 {
+            return Err(VmemError::InvalidArgument);
         }
-        let p = slot.take().ok_or(VmemError::InvalidArgument)?;
-        // SAFETY: the descriptor was created or duplicated by this module for
-        // this handle, which was just taken out of the table, so nothing uses
-        // it again. (A mapping of it stays valid after the close.)
-        unsafe { sys::close(p.fd) };
+        live.refs -= 1;
+        if live.refs == 0 && live.maps == 0 {
+            free_slot(slot);
+        }
         Ok(())
     })
+}
+
+/// Close a physical allocation that has neither a reference nor a mapping
+/// left, and empty its slot.
+fn free_slot(slot: &mut Option<Physical>) {
+    if let Some(p) = slot.take() {
+        // SAFETY: the descriptor was created or duplicated by this module for
+        // this handle, which was just taken out of the table, so nothing uses
+        // it again.
+        unsafe { sys::close(p.fd) };
+    }
 }
 
 /// (pool, memory type) of a physical allocation.
@@ -157,7 +173,8 @@ pub fn handle_properties(h: u64) -> Result<(u64, u32), VmemError> {
 
 /// `hsa_amd_vmem_retain_alloc_handle`: the handle of the physical allocation
 /// mapped at `va` (anywhere inside the mapping), with one more reference,
-/// which the caller gives back with [`handle_release`].
+/// which the caller gives back with [`handle_release`]. A handle whose
+/// references were all released while it stayed mapped gets one again.
 pub fn retain(va: u64) -> Result<u64, VmemError> {
     with(|s| {
         let h = s
@@ -196,6 +213,12 @@ pub fn map(va: u64, size: u64, offset: u64, h: u64) -> Result<(), VmemError> {
         }
         s.mappings
             .insert(va, (size, h, 0, super::memory::next_id()));
+        if let Some(p) = handle_index(h)
+            .and_then(|i| s.handles.get_mut(i))
+            .and_then(|p| p.as_mut())
+        {
+            p.maps += 1;
+        }
         Ok(())
     })
 }
@@ -204,7 +227,7 @@ pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
     // Records pushed before this are checked against the mapping as it was.
     super::memory::drain_capture();
     with(|s| {
-        let (len, ..) = *s.mappings.get(&va).ok_or(VmemError::InvalidArgument)?;
+        let (len, h, ..) = *s.mappings.get(&va).ok_or(VmemError::InvalidArgument)?;
         if size != len {
             return Err(VmemError::InvalidArgument);
         }
@@ -215,6 +238,15 @@ pub fn unmap(va: u64, size: u64) -> Result<(), VmemError> {
         }
         s.mappings.remove(&va);
         super::memory::next_id();
+        // The last mapping of a handle already released frees it (ROCr).
+        if let Some(slot) = handle_index(h).and_then(|i| s.handles.get_mut(i))
+            && let Some(p) = slot.as_mut()
+        {
+            p.maps = p.maps.saturating_sub(1);
+            if p.maps == 0 && p.refs == 0 {
+                free_slot(slot);
+            }
+        }
         Ok(())
     })
 }
@@ -286,7 +318,49 @@ pub fn import(fd: i32) -> Result<u64, VmemError> {
             pool: 0,
             kind: 0,
             refs: 1,
+            maps: 0,
         }));
         HANDLE_TAG | (s.handles.len() as u64 - 1)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ROCr's rule: a handle released while mapped lives on, with its
+    /// mapping usable, until the mapping goes; a retain through the mapping
+    /// gives it a reference again; a release with no reference left fails.
+    #[test]
+    fn a_handle_released_while_mapped_lives_until_its_last_mapping_goes() {
+        let va = reserve(8192, 0).unwrap();
+        let h = handle_create(7, 4096, 0).unwrap();
+        map(va, 4096, 0, h).unwrap();
+        set_access(va, 4096, 3).unwrap();
+        handle_release(h).unwrap();
+        assert_eq!(handle_properties(h), Ok((7, 0)), "released but mapped");
+        assert_eq!(
+            handle_release(h),
+            Err(VmemError::InvalidArgument),
+            "no reference left"
+        );
+        assert_eq!(retain(va), Ok(h), "retained through its mapping");
+        handle_release(h).unwrap();
+        unmap(va, 4096).unwrap();
+        assert_eq!(
+            handle_properties(h),
+            Err(VmemError::InvalidArgument),
+            "freed with its last mapping"
+        );
+        assert_eq!(retain(va), Err(VmemError::InvalidArgument), "nothing mapped");
+
+        // Still referenced at the unmap: it stays until its release.
+        let h = handle_create(7, 4096, 0).unwrap();
+        map(va, 4096, 0, h).unwrap();
+        unmap(va, 4096).unwrap();
+        assert_eq!(handle_properties(h), Ok((7, 0)));
+        handle_release(h).unwrap();
+        assert_eq!(handle_properties(h), Err(VmemError::InvalidArgument));
+        free(va, 8192).unwrap();
+    }
 }
