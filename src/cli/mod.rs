@@ -149,6 +149,13 @@ enum ReplayFormat {
 /// and softgpu reports that it found no capture. Pass a path without %p for such
 /// commands.
 ///
+/// Before it starts the command (unless the mode is intercept or observe), softgpu
+/// looks at the libhsa-runtime64.so.1 the dynamic loader would find (LD_LIBRARY_PATH,
+/// then the loader's cache, then the default directories) and names, in one line, any
+/// hsa_* function it exports that the shim does not: in virtual mode a call to one
+/// would reach that real runtime uninitialised. The shim says the same at start-up of
+/// the runtime the program actually loaded.
+///
 /// After the command exits, a summary line is printed on stderr: dispatches
 /// validated, rejected, barriers, the capture path, and whether the capture is
 /// complete. For an observe-mode capture it counts dispatches observed and
