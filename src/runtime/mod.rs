@@ -132,6 +132,7 @@ pub fn init() -> Result<(), HsaStatus> {
             }
         },
         Begin::Referenced => {
+            events::resume();
             if lifecycle::forwarding() {
                 let st = real::below().map_or(HsaStatus::ERROR.0, |b| b.init());
                 if st != 0 {
@@ -149,8 +150,11 @@ pub fn shut_down() -> Result<(), HsaStatus> {
     let left = lifecycle::release()?;
     let rt = RUNTIME.get().ok_or(HsaStatus::ERROR_NOT_INITIALIZED)?;
     if left == 0 {
-        // Last reference: make everything captured so far durable. The file
-        // is finalised (trailer) at exit, since a later hsa_init may follow.
+        // Last reference: no async handler is called any more (ROCr stops its
+        // event thread at unload).
+        events::shut_down();
+        // Make everything captured so far durable. The file is finalised
+        // (trailer) at exit, since a later hsa_init may follow.
         if let Some(c) = &rt.capture {
             let _ = c.flush();
         }
@@ -581,8 +585,18 @@ fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::Worke
     }
 }
 
-/// Finalise the capture and print the exit summary. Runs once, from atexit.
+/// Finalise the capture and print the exit summary. Runs once, from atexit
+/// (registered at `hsa_init`, so before the exit-time destructors registered
+/// earlier, such as the static objects HIP built when it was loaded). First
+/// the async handlers already due are given their call (see
+/// [`events::settle`]).
 extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        // Not in a forked child: its parent's event thread is not there.
+        if RUNTIME.get().is_some_and(|rt| sys::getpid() == rt.pid) {
+            events::settle(std::time::Duration::from_secs(1));
+        }
+    });
     let _ = std::panic::catch_unwind(finish);
 }
 

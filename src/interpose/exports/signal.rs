@@ -199,6 +199,7 @@ pub(super) fn after_write(slot: &signals::SignalSlot) {
     if slot.doorbell_queue.load(Ordering::Relaxed) != 0 {
         if let Ok(rt) = runtime::get() {
             queues::doorbell_store(slot, &rt.ctx);
+            runtime::events::let_due_handlers_run();
         }
     }
 }
@@ -383,7 +384,13 @@ macro_rules! signal_waits {
             // On error: a value that does not satisfy the condition.
             let refused = signals::refused_wait_value(SignalCondition(cond), compare);
             value(stringify!($name), refused, || match sig(s) {
-                Some(slot) => signals::wait(slot, SignalCondition(cond), compare, timeout),
+                Some(slot) => {
+                    let v = signals::wait(slot, SignalCondition(cond), compare, timeout);
+                    if signals::satisfied(SignalCondition(cond), v, compare) {
+                        runtime::events::let_due_handlers_run();
+                    }
+                    v
+                }
                 None if forward::forwarding() => {
                     forward::note_entry();
                     call_real!($name(s, cond, compare, timeout, _state)).unwrap_or(refused)
