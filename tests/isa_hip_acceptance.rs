@@ -3,9 +3,9 @@
 //! targets`). The test fails when reality differs from the table, listing every difference.
 //!
 //! For each HIP version (5.2.3 on the host; 6.4.3 in the Debian sid chroot of
-//! `scripts/sid-chroot`, with the host-built shim copied in, as in `tests/integration_hip.rs`)
-//! and each target of this build, `integration/isa/devices.cpp` runs under the shim with
-//! `SOFTGPU_TARGET=<id>`:
+//! `scripts/sid-chroot` and 7.2.4 in the ROCm 7.2.4 chroot of `scripts/sid-chroot --rocm7`,
+//! each with the host-built shim copied in, as in `tests/integration_hip.rs`) and each target of
+//! this build, `integration/isa/devices.cpp` runs under the shim with `SOFTGPU_TARGET=<id>`:
 //!
 //! 1. Device: the program built without any kernel (`-DSG_NO_KERNEL`: HIP 5.2 aborts a program
 //!    whose kernels have no code for a device, which would hide the answer) counts devices and
@@ -26,6 +26,7 @@
 //! exactly the descriptor's LDS per workgroup compiles; 1 KiB more is refused).
 //!
 //! A missing hipcc or chroot fails the test with the command that provides it, never skips.
+//! Test names carry the HIP version (`hip_7_2_...`, `..._on_hip_7_2`).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -39,86 +40,52 @@ use serde_json::Value;
 use softgpu_hsa::isa::{self, HipSupport, TargetDescriptor};
 
 mod common;
-use common::{Hip, Kill, repo, shim, wait_within};
+use common::{Hip, Kill, Place, repo, shim, wait_within};
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
-const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
 const PROBE: &str = "devices.cpp";
 
-impl Hip {
-    fn recorded(self, d: &TargetDescriptor) -> HipSupport {
-        match self {
-            Hip::V5_2 => d.hip.hip_5_2,
-            Hip::V6_4 => d.hip.hip_6_4,
-        }
+/// What the registry records for `hip` and `d`.
+fn recorded(hip: Hip, d: &TargetDescriptor) -> HipSupport {
+    match hip {
+        Hip::V5_2 => d.hip.hip_5_2,
+        Hip::V6_4 => d.hip.hip_6_4,
+        Hip::V7_2 => d.hip.hip_7_2,
     }
-}
-
-/// A path as the host sees it and as the program sees it.
-#[derive(Clone, Debug)]
-struct Place {
-    host: PathBuf,
-    seen: String,
-}
-
-impl Place {
-    fn join(&self, name: &str) -> Place {
-        Place {
-            host: self.host.join(name),
-            seen: format!("{}/{name}", self.seen),
-        }
-    }
-}
-
-fn chroot_root() -> PathBuf {
-    std::env::var_os("SOFTGPU_SID_CHROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
 }
 
 /// This test process's work directory for `hip`, with the probe source and the shim in it.
 fn work(hip: Hip) -> &'static Place {
-    static V5: OnceLock<Place> = OnceLock::new();
-    static V6: OnceLock<Place> = OnceLock::new();
-    let cell = match hip {
-        Hip::V5_2 => &V5,
-        Hip::V6_4 => &V6,
-    };
-    cell.get_or_init(|| {
-        let place = match hip {
-            Hip::V5_2 => {
+    static CELLS: [OnceLock<Place>; Hip::ALL.len()] = [const { OnceLock::new() }; 3];
+    let i = Hip::ALL.iter().position(|h| *h == hip).unwrap();
+    CELLS[i].get_or_init(|| {
+        let place = match hip.chroot() {
+            None => {
                 assert!(
                     Path::new("/usr/bin/hipcc").exists(),
                     "hipcc is not installed on the host: {SETUP_HINT}"
                 );
-                let host = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("isa_hip_acceptance");
-                Place {
-                    seen: host.display().to_string(),
-                    host,
-                }
+                Place::host(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("isa_hip_acceptance"))
             }
-            Hip::V6_4 => {
-                let root = chroot_root();
-                let ready = root.join(".softgpu-ready");
+            Some(c) => {
+                let ready = c.root.join(".softgpu-ready");
+                let hint = format!("run {} (scripts/test does it)", c.build);
                 let stamp = std::fs::read_to_string(&ready).unwrap_or_else(|_| {
                     panic!(
-                        "the Debian sid chroot with HIP 6.4.3 is not ready ({} is missing): \
-                         {CHROOT_HINT}",
+                        "the chroot with HIP {} is not ready ({} is missing): {hint}",
+                        hip.release(),
                         ready.display()
                     )
                 });
                 assert!(
-                    stamp.contains("libamdhip64-6=6.4."),
-                    "the sid chroot at {} holds `{}`, not HIP 6.4: {CHROOT_HINT}",
-                    root.display(),
-                    stamp.trim()
+                    stamp.contains(c.hip_package),
+                    "the chroot at {} holds `{}`, not HIP {}: {hint}",
+                    c.root.display(),
+                    stamp.trim(),
+                    hip.version()
                 );
-                let dir = common::process_dir_in_chroot(&root, "isa_hip_acceptance");
-                Place {
-                    host: dir.host,
-                    seen: dir.seen,
-                }
+                common::process_dir_in_chroot(&c.root, "isa_hip_acceptance")
             }
         };
         let _ = std::fs::remove_dir_all(&place.host);
@@ -142,8 +109,8 @@ fn command(hip: Hip, cwd: &Place, env: &[(&str, String)], argv: &[String]) -> Co
     .into_iter()
     .chain(env.iter().cloned())
     .collect();
-    match hip {
-        Hip::V5_2 => {
+    match hip.chroot() {
+        None => {
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..])
                 .env_clear()
@@ -151,12 +118,11 @@ fn command(hip: Hip, cwd: &Place, env: &[(&str, String)], argv: &[String]) -> Co
                 .current_dir(&cwd.host);
             cmd
         }
-        Hip::V6_4 => {
-            let mut cmd = Command::new(repo().join("scripts/sid-chroot"));
-            cmd.args(["--run", "--", "/usr/bin/env", "-i", "-C", &cwd.seen])
+        Some(c) => {
+            let mut cmd = c.run_command();
+            cmd.args(["/usr/bin/env", "-i", "-C", &cwd.seen])
                 .args(env.iter().map(|(k, v)| format!("{k}={v}")))
-                .args(argv)
-                .env("SOFTGPU_SID_CHROOT", chroot_root());
+                .args(argv);
             cmd
         }
     }
@@ -186,13 +152,9 @@ fn hipcc(hip: Hip, name: &str, args: &[&str]) -> Result<Place, String> {
 
 /// The kernel-free probe (built once per HIP version).
 fn device_probe(hip: Hip) -> &'static Place {
-    static V5: OnceLock<Place> = OnceLock::new();
-    static V6: OnceLock<Place> = OnceLock::new();
-    let cell = match hip {
-        Hip::V5_2 => &V5,
-        Hip::V6_4 => &V6,
-    };
-    cell.get_or_init(|| {
+    static CELLS: [OnceLock<Place>; Hip::ALL.len()] = [const { OnceLock::new() }; 3];
+    let i = Hip::ALL.iter().position(|h| *h == hip).unwrap();
+    CELLS[i].get_or_init(|| {
         hipcc(
             hip,
             "devices-nokernel",
@@ -416,7 +378,7 @@ fn measure_all(hip: Hip) {
     let mut differences = Vec::new();
     for d in isa::DESCRIPTORS {
         let (got, why) = measure(hip, d);
-        let recorded = hip.recorded(d);
+        let recorded = recorded(hip, d);
         table.push(format!("  {:<8} {:<12} {why}", d.id, got.as_str()));
         if got != recorded {
             differences.push(format!(
@@ -447,6 +409,11 @@ fn hip_6_4_accepts_exactly_the_targets_the_registry_records() {
     measure_all(Hip::V6_4);
 }
 
+#[test]
+fn hip_7_2_accepts_exactly_the_targets_the_registry_records() {
+    measure_all(Hip::V7_2);
+}
+
 /// `SOFTGPU_TARGET=gfx90a,gfx942`: one agent each; HIP lists those it accepts, in order, and
 /// each launches the kernel built for it.
 #[cfg(all(feature = "gfx9", feature = "gfx94"))]
@@ -456,12 +423,12 @@ fn two_targets(hip: Hip) {
     let accepted: Vec<&TargetDescriptor> = ds
         .iter()
         .copied()
-        .filter(|d| hip.recorded(d).device())
+        .filter(|d| recorded(hip, d).device())
         .collect();
     let buildable: Vec<&TargetDescriptor> = accepted
         .iter()
         .copied()
-        .filter(|d| hip.recorded(d) == HipSupport::Kernels)
+        .filter(|d| recorded(hip, d) == HipSupport::Kernels)
         .collect();
     let arch_args: Vec<String> = buildable
         .iter()
@@ -507,6 +474,12 @@ fn two_targets(hip: Hip) {
 #[test]
 fn gfx90a_and_gfx942_are_two_devices_on_hip_6_4() {
     two_targets(Hip::V6_4);
+}
+
+#[cfg(all(feature = "gfx9", feature = "gfx94"))]
+#[test]
+fn gfx90a_and_gfx942_are_two_devices_on_hip_7_2() {
+    two_targets(Hip::V7_2);
 }
 
 #[cfg(all(feature = "gfx9", feature = "gfx94"))]

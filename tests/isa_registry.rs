@@ -117,6 +117,7 @@ fn desc(arch: Arch, aliases: &'static [&'static str], machine: u32) -> TargetDes
         hip: HipAcceptance {
             hip_5_2: HipSupport::NoDevice,
             hip_6_4: HipSupport::NoDevice,
+            hip_7_2: HipSupport::NoDevice,
         },
         supports_execution: false,
     }
@@ -581,6 +582,11 @@ fn softgpu_targets_json_is_the_registry_in_order_as_interfaces_md_says() {
         }
         assert_eq!(o["hip_acceptance"]["hip_5_2_3"], d.hip.hip_5_2.device());
         assert_eq!(o["hip_acceptance"]["hip_6_4_3"], d.hip.hip_6_4.device());
+        assert_eq!(o["hip_acceptance"]["hip_7_2_4"], d.hip.hip_7_2.device());
+        assert_eq!(
+            o["hip_acceptance"]["hip_7_2_4_support"],
+            d.hip.hip_7_2.as_str()
+        );
     }
 }
 
@@ -744,7 +750,7 @@ mod generated_docs {
             ));
             s.push_str(&format!(
                 "ISA name `{}`; GPU targets {}; ELF machine `{:#04x}`; aliases {}; cargo feature \
-                 `{}`; HIP 5.2.3: {}; HIP 6.4.3: {}; supports execution: no.\n\n",
+                 `{}`; HIP 5.2.3: {}; HIP 6.4.3: {}; HIP 7.2.4: {}; supports execution: no.\n\n",
                 d.isa_name,
                 d.gpu_targets
                     .iter()
@@ -764,6 +770,7 @@ mod generated_docs {
                 d.feature,
                 hip_words(d.hip.hip_5_2),
                 hip_words(d.hip.hip_6_4),
+                hip_words(d.hip.hip_7_2),
             ));
             s.push_str("| fact | value | provenance |\n| --- | --- | --- |\n");
             for (name, f) in d.facts.named() {
@@ -780,8 +787,9 @@ mod generated_docs {
 
     /// The generated HIP acceptance table of the README.
     fn acceptance_table() -> String {
-        let mut s =
-            String::from("| target | model | HIP 5.2.3 | HIP 6.4.3 |\n| --- | --- | --- | --- |\n");
+        let mut s = String::from(
+            "| target | model | HIP 5.2.3 | HIP 6.4.3 | HIP 7.2.4 |\n| --- | --- | --- | --- | --- |\n",
+        );
         for d in isa::DESCRIPTORS {
             let model = d
                 .product_name
@@ -789,11 +797,12 @@ mod generated_docs {
                 .and_then(|(_, rest)| rest.split_once(" model"))
                 .map_or("-", |(m, _)| m);
             s.push_str(&format!(
-                "| `{}` | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} |\n",
                 d.id,
                 model,
                 hip_words(d.hip.hip_5_2),
-                hip_words(d.hip.hip_6_4)
+                hip_words(d.hip.hip_6_4),
+                hip_words(d.hip.hip_7_2)
             ));
         }
         s

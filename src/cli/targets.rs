@@ -23,7 +23,7 @@ use crate::isa::{self, HIP_ACCEPTANCE_PROVENANCE, Registry, TargetDescriptor};
 ///
 /// Without TARGET: one line per target with its key facts; a value marked `*` is SoftGPU
 /// policy (no public fact gives it), the others are public facts (LLVM AMDGPUUsage or a
-/// named product datasheet). The HIP columns say what HIP 5.2.3 and HIP 6.4.3 did with the
+/// named product datasheet). The HIP columns say what HIP 5.2.3, 6.4.3 and 7.2.4 did with the
 /// target when measured by tests/isa_hip_acceptance.rs: yes (a device, and a kernel its hipcc
 /// built for the target launched), device only (a device, but that HIP's compiler cannot
 /// build for the target), or no (not a device). With TARGET
@@ -110,8 +110,10 @@ pub fn descriptor_json(d: &TargetDescriptor) -> Value {
         "hip_acceptance": {
             "hip_5_2_3": d.hip.hip_5_2.device(),
             "hip_6_4_3": d.hip.hip_6_4.device(),
+            "hip_7_2_4": d.hip.hip_7_2.device(),
             "hip_5_2_3_support": d.hip.hip_5_2.as_str(),
             "hip_6_4_3_support": d.hip.hip_6_4.as_str(),
+            "hip_7_2_4_support": d.hip.hip_7_2.as_str(),
             "provenance": HIP_ACCEPTANCE_PROVENANCE.describe(),
         },
     })
@@ -178,8 +180,9 @@ fn write_table(
         "MEMORY",
         "HIP 5.2.3",
         "HIP 6.4.3",
+        "HIP 7.2.4",
     ];
-    let rows: Vec<[String; 12]> = selected
+    let rows: Vec<[String; 13]> = selected
         .iter()
         .map(|d| {
             let f = &d.facts;
@@ -203,6 +206,7 @@ fn write_table(
                 marked(f.memory_bytes, bytes(f.memory_bytes.value)),
                 hip_cell(d.hip.hip_5_2).to_string(),
                 hip_cell(d.hip.hip_6_4).to_string(),
+                hip_cell(d.hip.hip_7_2).to_string(),
             ]
         })
         .collect();
@@ -270,9 +274,10 @@ fn write_details(out: &mut impl Write, selected: &[&TargetDescriptor]) -> io::Re
         )?;
         writeln!(
             out,
-            "  HIP 5.2.3 / 6.4.3   {} / {} ({})",
+            "  HIP 5.2/6.4/7.2     {} / {} / {} ({})",
             hip_cell(d.hip.hip_5_2),
             hip_cell(d.hip.hip_6_4),
+            hip_cell(d.hip.hip_7_2),
             HIP_ACCEPTANCE_PROVENANCE.describe()
         )?;
         writeln!(out, "  facts:")?;

@@ -313,7 +313,7 @@ impl HipSupport {
     }
 }
 
-/// The measured [`HipSupport`] of a target on the two HIP versions SoftGPU is
+/// The measured [`HipSupport`] of a target on the three HIP versions SoftGPU is
 /// tested with.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct HipAcceptance {
@@ -321,11 +321,14 @@ pub struct HipAcceptance {
     pub hip_5_2: HipSupport,
     /// Debian sid's HIP 6.4.3 (the chroot of scripts/sid-chroot).
     pub hip_6_4: HipSupport,
+    /// Debian experimental's HIP 7.2.4 (the chroot of
+    /// `scripts/sid-chroot --rocm7`).
+    pub hip_7_2: HipSupport,
 }
 
 /// Provenance of every [`HipAcceptance`] value.
 pub const HIP_ACCEPTANCE_PROVENANCE: Provenance = Provenance::Measured(
-    "tests/isa_hip_acceptance.rs runs HIP programs under the shim on HIP 5.2.3 and HIP 6.4.3",
+    "tests/isa_hip_acceptance.rs runs HIP programs under the shim on HIP 5.2.3, 6.4.3 and 7.2.4",
 );
 
 /// An immutable target descriptor.

@@ -76,9 +76,14 @@ const RDNA_L0: &str = "the per-CU vector cache size HSA reports as L1 is not in 
 // The measured HIP acceptance (tests/isa_hip_acceptance.rs fails when reality differs).
 // HIP 5.2.3's ISA table ends at gfx90a and gfx1035; HIP 6.4.3's (Debian's build) has
 // gfx940 to gfx942 and gfx1100 to gfx1201 but not gfx950; LLVM 21, HIP 6.4.3's compiler,
-// no longer builds for gfx940 or gfx941.
-const fn hip(hip_5_2: HipSupport, hip_6_4: HipSupport) -> HipAcceptance {
-    HipAcceptance { hip_5_2, hip_6_4 }
+// no longer builds for gfx940 or gfx941. HIP 7.2.4's (Debian experimental's) drops gfx940
+// and gfx941 and adds gfx950, which its LLVM 22 builds for.
+const fn hip(hip_5_2: HipSupport, hip_6_4: HipSupport, hip_7_2: HipSupport) -> HipAcceptance {
+    HipAcceptance {
+        hip_5_2,
+        hip_6_4,
+        hip_7_2,
+    }
 }
 const NONE: HipSupport = HipSupport::NoDevice;
 const DEVICE: HipSupport = HipSupport::DeviceOnly;
@@ -128,7 +133,7 @@ pub static GFX900: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(4, SHADER_ENGINES),
         asic_family_id: FAMILY_AI,
     },
-    hip: hip(KERNELS, KERNELS),
+    hip: hip(KERNELS, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -177,7 +182,7 @@ pub static GFX906: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(4, SHADER_ENGINES),
         asic_family_id: FAMILY_AI,
     },
-    hip: hip(KERNELS, KERNELS),
+    hip: hip(KERNELS, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -226,7 +231,7 @@ pub static GFX908: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(8, SHADER_ENGINES),
         asic_family_id: FAMILY_AI,
     },
-    hip: hip(KERNELS, KERNELS),
+    hip: hip(KERNELS, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -300,7 +305,7 @@ pub static GFX90A: TargetDescriptor = TargetDescriptor {
         ),
         asic_family_id: product(141, "Linux amdgpu_drm.h: AMDGPU_FAMILY_AI (gfx9)"),
     },
-    hip: hip(KERNELS, KERNELS),
+    hip: hip(KERNELS, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -377,7 +382,7 @@ pub static GFX940: TargetDescriptor = TargetDescriptor {
         false,
         policy(0, "no public product, so no PCI device id; 0 says unknown"),
     ),
-    hip: hip(NONE, DEVICE),
+    hip: hip(NONE, DEVICE, NONE),
     supports_execution: false,
 };
 
@@ -402,7 +407,7 @@ pub static GFX941: TargetDescriptor = TargetDescriptor {
         false,
         policy(0, "no public product, so no PCI device id; 0 says unknown"),
     ),
-    hip: hip(NONE, DEVICE),
+    hip: hip(NONE, DEVICE, NONE),
     supports_execution: false,
 };
 
@@ -430,7 +435,7 @@ pub static GFX942: TargetDescriptor = TargetDescriptor {
             "PCI ID registry: 1002:74a1 Aqua Vanjaram [Instinct MI300X]",
         ),
     ),
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -492,7 +497,7 @@ pub static GFX950: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(32, SHADER_ENGINES),
         asic_family_id: FAMILY_AI,
     },
-    hip: hip(NONE, NONE),
+    hip: hip(NONE, NONE, KERNELS),
     supports_execution: false,
 };
 
@@ -537,7 +542,7 @@ pub static GFX1030: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(4, SHADER_ENGINES),
         asic_family_id: product(143, "Linux amdgpu_drm.h: AMDGPU_FAMILY_NV (GC 10.x)"),
     },
-    hip: hip(KERNELS, KERNELS),
+    hip: hip(KERNELS, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -609,7 +614,7 @@ pub static GFX1100: TargetDescriptor = TargetDescriptor {
             "PCI ID registry: 1002:744c Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]",
         ),
     ),
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -639,7 +644,7 @@ pub static GFX1101: TargetDescriptor = TargetDescriptor {
             "PCI ID registry: 1002:747e Navi 32 [Radeon RX 7700 XT / 7800 XT]",
         ),
     ),
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -669,7 +674,7 @@ pub static GFX1102: TargetDescriptor = TargetDescriptor {
             "PCI ID registry: 1002:7480 Navi 33 [Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600]",
         ),
     ),
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -718,7 +723,7 @@ pub static GFX1200: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(2, SHADER_ENGINES),
         asic_family_id: FAMILY_GC12,
     },
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
 
@@ -756,6 +761,6 @@ pub static GFX1201: TargetDescriptor = TargetDescriptor {
         shader_engines: policy(4, SHADER_ENGINES),
         asic_family_id: FAMILY_GC12,
     },
-    hip: hip(NONE, KERNELS),
+    hip: hip(NONE, KERNELS, KERNELS),
     supports_execution: false,
 };
