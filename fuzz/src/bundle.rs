@@ -1,6 +1,10 @@
 //! Any bytes as a fat binary: `bundle::read_with_limits` returns bundles or a
 //! typed error, never panics; every device entry it yields lies inside its
-//! bundle and goes through the code object reader without panicking.
+//! bundle and goes through the code object reader without panicking. The
+//! streaming reader (`bundle::scan_entries`, which `softgpu objects` uses)
+//! reads the same bytes: it never panics, hands out only device entries of
+//! the declared sizes, and when the whole-bundle reader accepts the input it
+//! accepts it too and hands out the same bytes.
 //!
 //! Random bytes rarely carry a magic, so the first byte picks a mode: the
 //! bytes as they are; the bytes behind the plain bundle magic (a bundle
@@ -11,7 +15,7 @@
 //! the CLI's is 1 GiB).
 
 use softgpu_hsa::code_object::bundle::{
-    BUNDLE_MAGIC, COMPRESSED_BUNDLE_MAGIC, Limits, read_with_limits,
+    BUNDLE_MAGIC, COMPRESSED_BUNDLE_MAGIC, Limits, Visit, read_with_limits, scan_entries,
 };
 use softgpu_hsa::code_object::parse;
 
@@ -24,10 +28,49 @@ const LIMITS: Limits = Limits {
     max_decompressed_total: 16 << 20,
 };
 
+/// What `scan_entries` hands out: per device entry, its bundle's index,
+/// its index and its bytes; or `None` when it refuses the input.
+fn streamed(bytes: &[u8]) -> Option<Vec<(usize, usize, Vec<u8>)>> {
+    let mut bundles: Vec<Vec<softgpu_hsa::code_object::bundle::BundleEntry>> = Vec::new();
+    let mut out = Vec::new();
+    let r = scan_entries(&bytes, &LIMITS, |v| {
+        match v {
+            Visit::Bundle(b) => bundles.push(b.entries.clone()),
+            Visit::Entry { index, bytes } => {
+                let entries = bundles.last().expect("an entry comes after its bundle");
+                let e = &entries[index];
+                assert!(e.is_device_code(), "only device entries are handed out");
+                assert_eq!(bytes.len() as u64, e.size, "an entry's declared size");
+                out.push((bundles.len() - 1, index, bytes.to_vec()));
+            }
+        }
+        Ok::<(), ()>(())
+    });
+    r.ok().map(|_| out)
+}
+
 fn exercise(bytes: &[u8]) {
+    let streamed = streamed(bytes);
     let Ok(c) = read_with_limits(bytes, &LIMITS) else {
         return;
     };
+    let mut whole: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    for (bi, b) in c.bundles.iter().enumerate() {
+        let mut device: Vec<usize> = (0..b.entries.len())
+            .filter(|&i| b.entries[i].is_device_code())
+            .collect();
+        device.sort_by_key(|&i| b.entries[i].offset);
+        whole.extend(
+            device
+                .into_iter()
+                .map(|i| (bi, i, b.entry_bytes(&b.entries[i]).to_vec())),
+        );
+    }
+    assert_eq!(
+        streamed.as_ref(),
+        Some(&whole),
+        "what the whole-bundle reader accepts, the streaming one hands out alike"
+    );
     let mut decompressed = 0u64;
     for b in &c.bundles {
         if let Some(comp) = b.compression {

@@ -313,6 +313,10 @@ pub enum BundleErrorKind {
     EntryOutOfBounds { index: u64, offset: u64, size: u64 },
     /// Two non-empty entries share bytes.
     OverlappingEntries { first: u64, second: u64 },
+    /// A device entry of a compressed bundle read as a stream
+    /// ([`scan_entries`]) larger than [`Limits::max_decompressed`], the most
+    /// it holds at once.
+    EntryTooLarge { index: u64, size: u64, limit: u64 },
     /// A compressed bundle version other than 1, 2 and 3.
     UnsupportedCompressionVersion { version: u16 },
     /// A compression method other than zlib (0) and zstd (1).
@@ -421,6 +425,10 @@ impl fmt::Display for BundleErrorKind {
             OverlappingEntries { first, second } => {
                 write!(f, "entries {first} and {second} overlap")
             }
+            EntryTooLarge { index, size, limit } => write!(
+                f,
+                "entry {index}: {size} bytes exceed the {limit}-byte limit of one entry"
+            ),
             UnsupportedCompressionVersion { version } => write!(
                 f,
                 "compressed bundle version {version} is not supported (1, 2 and 3 are)"
@@ -592,11 +600,127 @@ impl<E> From<BundleError> for ScanError<E> {
 /// (at most [`Limits::max_bundle_size`] bytes, or
 /// [`Limits::max_decompressed`] when decompressed) whatever the size of the
 /// file. Returns what kind of file it was; for
-/// [`Container::CodeObject`] nothing is visited.
+/// [`Container::CodeObject`] nothing is visited. [`scan_entries`] holds even
+/// less: one entry of a compressed bundle rather than the whole bundle.
 pub fn scan<'a, S, E>(
     src: &S,
     limits: &Limits,
     mut visit: impl FnMut(Bundle<'a>) -> Result<(), E>,
+) -> Result<Container, ScanError<E>>
+where
+    S: Source<'a> + ?Sized,
+{
+    scan_with(src, limits, |r, magic, at, rest| {
+        let b = match magic {
+            Magic::Plain => r.plain_at(src, at, rest)?,
+            Magic::Compressed => r.compressed(src, at, rest)?,
+        };
+        let size = b.size;
+        visit(b).map_err(ScanError::Visit)?;
+        Ok(size)
+    })
+}
+
+/// A bundle without its bytes: where it is, how it is compressed, and its
+/// entry table. What [`scan_entries`] hands out before a bundle's entries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleInfo {
+    /// File offset of the bundle (of its `CCOB` header when compressed).
+    pub offset: u64,
+    /// Bytes the bundle occupies in the file (compressed, when it is).
+    pub size: u64,
+    pub compression: Option<Compression>,
+    pub entries: Vec<BundleEntry>,
+}
+
+impl BundleInfo {
+    /// File offset of an entry's bytes; `None` inside a compressed bundle.
+    pub fn entry_file_offset(&self, e: &BundleEntry) -> Option<u64> {
+        match self.compression {
+            Some(_) => None,
+            None => self.offset.checked_add(e.offset),
+        }
+    }
+}
+
+/// What [`scan_entries`] hands its visitor, in file order.
+#[derive(Clone, Copy, Debug)]
+pub enum Visit<'v> {
+    /// A bundle's place, compression and entry table, before any of its
+    /// entries.
+    Bundle(&'v BundleInfo),
+    /// The bytes of one device entry ([`BundleEntry::is_device_code`]) of the
+    /// bundle handed out last. The entries of a bundle come in the order of
+    /// their offsets (the order of the table, in every bundle clang writes);
+    /// `index` is the entry's place in the table.
+    Entry { index: usize, bytes: &'v [u8] },
+}
+
+/// Reads the bundles of `src` like [`scan`], but hands out a bundle's table
+/// and then its device entries one at a time ([`Visit`]). A compressed
+/// bundle is decompressed as a stream: its entry table is read, then each
+/// device entry's bytes are decompressed into a buffer of their own, handed
+/// out and dropped, and bytes no device entry names are decoded and
+/// discarded; the stream must then end at the declared size, as in [`scan`].
+/// Memory therefore holds the compressed payload (at most
+/// [`Limits::max_bundle_size`]) and one entry (at most
+/// [`Limits::max_decompressed`]), not the whole decompressed bundle, whose
+/// declared size is bounded by what remains of
+/// [`Limits::max_decompressed_total`] only. ROCm 7's libraries hold
+/// compressed bundles of 1.2 GB (RCCL) and 2.0 GB (a hipCUB test) of code
+/// objects of 100 to 200 MB each.
+///
+/// A malformed compressed bundle is refused with the same errors as by
+/// [`scan`], though not always the same one first: the stream's length is
+/// known to be wrong only once it has been decoded to its end, after the
+/// entries before that point have been handed out.
+pub fn scan_entries<'a, S, E>(
+    src: &S,
+    limits: &Limits,
+    mut visit: impl FnMut(Visit<'_>) -> Result<(), E>,
+) -> Result<Container, ScanError<E>>
+where
+    S: Source<'a> + ?Sized,
+{
+    scan_with(src, limits, |r, magic, at, rest| match magic {
+        Magic::Plain => {
+            let b = r.plain_at(src, at, rest)?;
+            let info = BundleInfo {
+                offset: b.offset,
+                size: b.size,
+                compression: None,
+                entries: b.entries.clone(),
+            };
+            visit(Visit::Bundle(&info)).map_err(ScanError::Visit)?;
+            let mut order: Vec<usize> = (0..b.entries.len())
+                .filter(|&i| b.entries[i].is_device_code())
+                .collect();
+            order.sort_by_key(|&i| b.entries[i].offset);
+            for index in order {
+                let bytes = b.entry_bytes(&b.entries[index]);
+                visit(Visit::Entry { index, bytes }).map_err(ScanError::Visit)?;
+            }
+            Ok(b.size)
+        }
+        Magic::Compressed => r.compressed_streamed(src, at, rest, &mut visit),
+    })
+}
+
+/// Which magic starts the bundle at hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Magic {
+    Plain,
+    Compressed,
+}
+
+/// What [`scan`] and [`scan_entries`] share: the kind of file, its regions
+/// of bundles, and the padding between them. `each` reads the bundle at
+/// `at` (with `rest` bytes of its region from there), hands it out and
+/// returns its size in the file.
+fn scan_with<'a, S, E>(
+    src: &S,
+    limits: &Limits,
+    mut each: impl FnMut(&mut Reader<'_>, Magic, u64, u64) -> Result<u64, ScanError<E>>,
 ) -> Result<Container, ScanError<E>>
 where
     S: Source<'a> + ?Sized,
@@ -617,14 +741,14 @@ where
         }
         let sections = fatbin_sections(src, &head)?;
         for &(offset, size) in &sections {
-            reader.scan(src, offset, size, &mut visit)?;
+            reader.scan(src, offset, size, &mut each)?;
         }
         Ok(Container::HostElf { machine, sections })
     } else if head.starts_with(BUNDLE_MAGIC) {
-        reader.scan(src, 0, len, &mut visit)?;
+        reader.scan(src, 0, len, &mut each)?;
         Ok(Container::Bundle)
     } else if head.starts_with(COMPRESSED_BUNDLE_MAGIC) {
-        reader.scan(src, 0, len, &mut visit)?;
+        reader.scan(src, 0, len, &mut each)?;
         Ok(Container::CompressedBundle)
     } else {
         Err(err(0, BundleErrorKind::UnknownFormat).into())
@@ -869,7 +993,7 @@ impl Reader<'_> {
         src: &S,
         base: u64,
         size: u64,
-        visit: &mut impl FnMut(Bundle<'a>) -> Result<(), E>,
+        each: &mut impl FnMut(&mut Self, Magic, u64, u64) -> Result<u64, ScanError<E>>,
     ) -> Result<(), ScanError<E>>
     where
         S: Source<'a> + ?Sized,
@@ -904,17 +1028,17 @@ impl Reader<'_> {
             }
             let rest = end - at;
             let magic = read_at(src, at, rest.min(BUNDLE_MAGIC.len() as u64), "bundle magic")?;
-            let bundle = if magic.starts_with(BUNDLE_MAGIC) {
-                self.plain_at(src, at, rest)?
+            let kind = if magic.starts_with(BUNDLE_MAGIC) {
+                Magic::Plain
             } else if magic.starts_with(COMPRESSED_BUNDLE_MAGIC) {
-                self.compressed(src, at, rest)?
+                Magic::Compressed
             } else {
                 return Err(err(at, BundleErrorKind::UnexpectedBytes).into());
             };
+            let bundle_size = each(self, kind, at, rest)?;
             self.bundles += 1;
             // Every bundle is at least its header long, so this advances.
-            at = at.saturating_add(bundle.size.max(1));
-            visit(bundle).map_err(ScanError::Visit)?;
+            at = at.saturating_add(bundle_size.max(1));
         }
     }
 
@@ -938,11 +1062,12 @@ impl Reader<'_> {
             ));
         }
         let data = read_at(src, at, len, "bundle")?;
-        let (entries, checked) = plain(&data, self.limits).map_err(|(o, kind)| BundleError {
-            offset: at.saturating_add(o),
-            decompressed_offset: None,
-            kind,
-        })?;
+        let (entries, checked) =
+            plain(&data, data.len() as u64, self.limits).map_err(|(o, kind)| BundleError {
+                offset: at.saturating_add(o),
+                decompressed_offset: None,
+                kind,
+            })?;
         debug_assert_eq!(checked, len);
         Ok(Bundle {
             offset: at,
@@ -953,13 +1078,164 @@ impl Reader<'_> {
         })
     }
 
-    /// Reads the compressed bundle at `at` (with `rest` bytes of its region).
+    /// Reads the compressed bundle at `at` (with `rest` bytes of its region)
+    /// and decompresses it whole: at most [`Limits::max_decompressed`] bytes.
     fn compressed<'a, S: Source<'a> + ?Sized>(
         &mut self,
         src: &S,
         at: u64,
         rest: u64,
     ) -> Result<Bundle<'a>, BundleError> {
+        use BundleErrorKind::*;
+        let (comp, size) =
+            self.compressed_header(src, at, rest, self.limits.max_decompressed.min(self.budget))?;
+        let header_size = comp.header_size;
+        let payload = read_at(
+            src,
+            at + header_size,
+            size - header_size,
+            "compressed bundle",
+        )?;
+        let plain_bytes = decompress(comp.method, &payload, comp.uncompressed_size)
+            .map_err(|kind| err(at + header_size, kind))?;
+        drop(payload);
+        self.budget -= comp.uncompressed_size;
+        let inside = |offset: u64, kind| BundleError {
+            offset: at,
+            decompressed_offset: Some(offset),
+            kind,
+        };
+        if !plain_bytes.starts_with(BUNDLE_MAGIC) {
+            return Err(inside(0, NotABundle));
+        }
+        // Bytes after the last entry (alignment) are allowed.
+        let len = plain_bytes.len() as u64;
+        let (entries, _) = plain(&plain_bytes, len, self.limits).map_err(|(o, k)| inside(o, k))?;
+        Ok(Bundle {
+            offset: at,
+            size,
+            compression: Some(comp),
+            entries,
+            data: Cow::Owned(plain_bytes),
+        })
+    }
+
+    /// Reads the compressed bundle at `at` (with `rest` bytes of its region)
+    /// as a stream, for [`scan_entries`]: the header and entry table, then
+    /// each device entry in the order of their offsets, each handed to
+    /// `visit` and dropped; the rest of the stream is decoded and discarded
+    /// and must end at the declared size. Returns the bundle's size in the
+    /// file.
+    fn compressed_streamed<'a, S, E>(
+        &mut self,
+        src: &S,
+        at: u64,
+        rest: u64,
+        visit: &mut impl FnMut(Visit<'_>) -> Result<(), E>,
+    ) -> Result<u64, ScanError<E>>
+    where
+        S: Source<'a> + ?Sized,
+    {
+        use BundleErrorKind::*;
+        let (comp, size) = self.compressed_header(src, at, rest, self.budget)?;
+        let header_size = comp.header_size;
+        let declared = comp.uncompressed_size;
+        let payload = read_at(
+            src,
+            at + header_size,
+            size - header_size,
+            "compressed bundle",
+        )?;
+        let in_payload = |kind| ScanError::Bundle(err(at + header_size, kind));
+        let inside = |offset: u64, kind| {
+            ScanError::Bundle(BundleError {
+                offset: at,
+                decompressed_offset: Some(offset),
+                kind,
+            })
+        };
+        let mut flow = Inflow::new(comp.method, &payload, declared);
+        // The head: the longest entry table the limits allow, or the whole
+        // bundle when it is shorter. A table that does not fit in it breaks
+        // a limit first, so `plain` reads every table it accepts from here.
+        let table_max = BUNDLE_HEADER_SIZE.saturating_add(
+            self.limits
+                .max_entries
+                .saturating_mul(ENTRY_FIXED_SIZE.saturating_add(self.limits.max_id_len)),
+        );
+        let head_len = declared.min(table_max);
+        let mut head = Vec::new();
+        alloc_zeroed(&mut head, head_len).map_err(|kind| inside(0, kind))?;
+        flow.fill(&mut head).map_err(in_payload)?;
+        if !head.starts_with(BUNDLE_MAGIC) {
+            return Err(inside(0, NotABundle));
+        }
+        let (entries, _) = plain(&head, declared, self.limits).map_err(|(o, k)| inside(o, k))?;
+        self.budget -= declared;
+        let info = BundleInfo {
+            offset: at,
+            size,
+            compression: Some(comp),
+            entries,
+        };
+        visit(Visit::Bundle(&info)).map_err(ScanError::Visit)?;
+        let mut order: Vec<usize> = (0..info.entries.len())
+            .filter(|&i| info.entries[i].is_device_code())
+            .collect();
+        order.sort_by_key(|&i| info.entries[i].offset);
+        let mut bytes = Vec::new();
+        for index in order {
+            let e = &info.entries[index];
+            if e.size > self.limits.max_decompressed {
+                return Err(inside(
+                    e.offset,
+                    EntryTooLarge {
+                        index: index as u64,
+                        size: e.size,
+                        limit: self.limits.max_decompressed,
+                    },
+                ));
+            }
+            // Non-empty entries do not overlap and come in offset order, so
+            // an entry starts in the head or at or after the stream's place.
+            bytes.clear();
+            alloc_zeroed(&mut bytes, e.size).map_err(|kind| inside(e.offset, kind))?;
+            let end = e.offset + e.size;
+            let from_head = head_len.clamp(e.offset, end) - e.offset;
+            if from_head > 0 {
+                let (a, b) = (e.offset as usize, (e.offset + from_head) as usize);
+                bytes[..from_head as usize].copy_from_slice(&head[a..b]);
+            }
+            if end > flow.pos {
+                flow.skip(e.offset.saturating_sub(flow.pos))
+                    .map_err(in_payload)?;
+                let from = (flow.pos - e.offset) as usize;
+                flow.fill(&mut bytes[from..]).map_err(in_payload)?;
+            }
+            visit(Visit::Entry {
+                index,
+                bytes: &bytes,
+            })
+            .map_err(ScanError::Visit)?;
+        }
+        drop(bytes);
+        drop(head);
+        flow.finish().map_err(in_payload)?;
+        Ok(size)
+    }
+
+    /// The header of the compressed bundle at `at` (with `rest` bytes of its
+    /// region), checked: version, method, declared sizes (the uncompressed
+    /// one against `limit`, the payload against
+    /// [`Limits::max_bundle_size`]). Returns it and the bundle's size in the
+    /// file (a v1 bundle runs to the end of its region).
+    fn compressed_header<'a, S: Source<'a> + ?Sized>(
+        &self,
+        src: &S,
+        at: u64,
+        rest: u64,
+        limit: u64,
+    ) -> Result<(Compression, u64), BundleError> {
         use BundleErrorKind::*;
         let truncated = err(
             at,
@@ -1008,7 +1284,6 @@ impl Reader<'_> {
             Some(t) => t,
             None => available,
         };
-        let limit = self.limits.max_decompressed.min(self.budget);
         if uncompressed_size > limit {
             return Err(err(
                 at,
@@ -1028,36 +1303,29 @@ impl Reader<'_> {
                 },
             ));
         }
-        let payload = read_at(src, at + header_size, payload_len, "compressed bundle")?;
-        let plain_bytes = decompress(method, &payload, uncompressed_size)
-            .map_err(|kind| err(at + header_size, kind))?;
-        drop(payload);
-        self.budget -= uncompressed_size;
-        let inside = |offset: u64, kind| BundleError {
-            offset: at,
-            decompressed_offset: Some(offset),
-            kind,
-        };
-        if !plain_bytes.starts_with(BUNDLE_MAGIC) {
-            return Err(inside(0, NotABundle));
-        }
-        // Bytes after the last entry (alignment) are allowed.
-        let (entries, _) = plain(&plain_bytes, self.limits).map_err(|(o, k)| inside(o, k))?;
-        Ok(Bundle {
-            offset: at,
-            size,
-            compression: Some(Compression {
+        Ok((
+            Compression {
                 version,
                 method,
                 header_size,
                 total_size: total,
                 uncompressed_size,
                 hash,
-            }),
-            entries,
-            data: Cow::Owned(plain_bytes),
-        })
+            },
+            size,
+        ))
     }
+}
+
+/// Makes `v` (empty) `len` zero bytes, or says the allocation failed.
+fn alloc_zeroed(v: &mut Vec<u8>, len: u64) -> Result<(), BundleErrorKind> {
+    let failed = || BundleErrorKind::Io {
+        message: format!("cannot allocate {len} bytes"),
+    };
+    let n = usize::try_from(len).map_err(|_| failed())?;
+    v.try_reserve_exact(n).map_err(|_| failed())?;
+    v.resize(n, 0);
+    Ok(())
 }
 
 /// The length of the plain bundle at `at` (with `rest` bytes of its region
@@ -1137,12 +1405,19 @@ fn plain_len<'a, S: Source<'a> + ?Sized>(
     Ok(end.max(pos))
 }
 
-/// Reads the plain bundle at the start of `r`: its entries and its length
-/// (the end of its entry table or of its last entry, whichever is later).
-/// Errors carry an offset from the start of `r`.
-fn plain(r: &[u8], limits: &Limits) -> Result<(Vec<BundleEntry>, u64), (u64, BundleErrorKind)> {
+/// Reads the plain bundle of `len` bytes whose first bytes, at least its
+/// header and entry table, are `r` (the whole bundle, or the head of one
+/// being decompressed as a stream): its entries, each checked to lie inside
+/// the `len` bytes, and its length (the end of its entry table or of its
+/// last entry, whichever is later). Errors carry an offset from the start
+/// of the bundle.
+fn plain(
+    r: &[u8],
+    len: u64,
+    limits: &Limits,
+) -> Result<(Vec<BundleEntry>, u64), (u64, BundleErrorKind)> {
     use BundleErrorKind::*;
-    let len = r.len() as u64;
+    let table_room = r.len() as u64;
     let u64_at = |o: u64| {
         slice(r, o, 8)
             .and_then(|b| b.try_into().ok())
@@ -1165,7 +1440,7 @@ fn plain(r: &[u8], limits: &Limits) -> Result<(Vec<BundleEntry>, u64), (u64, Bun
     }
     // Each entry takes at least its fixed fields: refuse a count the bytes
     // cannot back before allocating for it.
-    if count.saturating_mul(ENTRY_FIXED_SIZE) > len.saturating_sub(BUNDLE_HEADER_SIZE) {
+    if count.saturating_mul(ENTRY_FIXED_SIZE) > table_room.saturating_sub(BUNDLE_HEADER_SIZE) {
         return Err((
             BUNDLE_HEADER_SIZE,
             Truncated {
@@ -1304,6 +1579,198 @@ fn zstd(mut input: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         }
     }
     Ok(out)
+}
+
+/// A compressed bundle's payload decompressed as it is read, for
+/// [`scan_entries`]: bytes come out in order, `pos` counts them, and the
+/// stream must end at `declared` bytes ([`Inflow::finish`]). The same
+/// decoders and the same end rules as [`decompress`]: zstd frames (skippable
+/// ones skipped) until a frame ends at the declared size, bytes after it
+/// ignored; one zlib stream.
+struct Inflow<'p> {
+    method: CompressionMethod,
+    decoder: Decoder<'p>,
+    declared: u64,
+    /// Bytes handed out (or skipped) so far.
+    pos: u64,
+}
+
+enum Decoder<'p> {
+    Zstd {
+        input: &'p [u8],
+        frames: Box<ruzstd::decoding::FrameDecoder>,
+        in_frame: bool,
+    },
+    Zlib {
+        input: &'p [u8],
+        state: Box<miniz_oxide::inflate::stream::InflateState>,
+        ended: bool,
+    },
+}
+
+/// Most bytes asked of a decoder at a time, and decoded at a time while
+/// skipping.
+const SKIP_CHUNK: usize = 64 << 10;
+
+impl<'p> Inflow<'p> {
+    /// `method` is zlib or zstd (checked with the header).
+    fn new(method: CompressionMethod, payload: &'p [u8], declared: u64) -> Self {
+        let decoder = if method == CompressionMethod::ZLIB {
+            Decoder::Zlib {
+                input: payload,
+                state: miniz_oxide::inflate::stream::InflateState::new_boxed(
+                    miniz_oxide::DataFormat::Zlib,
+                ),
+                ended: false,
+            }
+        } else {
+            Decoder::Zstd {
+                input: payload,
+                frames: Box::new(ruzstd::decoding::FrameDecoder::new()),
+                in_frame: false,
+            }
+        };
+        Inflow {
+            method,
+            decoder,
+            declared,
+            pos: 0,
+        }
+    }
+
+    /// Fills `out` with the next bytes; the caller never asks past the
+    /// declared size. A stream that ends first is `DecompressedShorter`.
+    fn fill(&mut self, out: &mut [u8]) -> Result<(), BundleErrorKind> {
+        let mut done = 0;
+        while done < out.len() {
+            // A bounded request: the zstd decoder buffers what it is asked
+            // for before handing it out.
+            let k = (out.len() - done).min(SKIP_CHUNK);
+            let n = self
+                .decoder
+                .read(&mut out[done..done + k], false)
+                .map_err(|message| BundleErrorKind::Decompression {
+                    method: self.method,
+                    message,
+                })?;
+            if n == 0 {
+                return Err(BundleErrorKind::DecompressedShorter {
+                    declared: self.declared,
+                    actual: self.pos,
+                });
+            }
+            done += n;
+            self.pos += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Decodes and discards the next `n` bytes.
+    fn skip(&mut self, mut n: u64) -> Result<(), BundleErrorKind> {
+        let mut scratch = vec![0u8; (n as usize).min(SKIP_CHUNK)];
+        while n > 0 {
+            let k = (n as usize).min(scratch.len());
+            self.fill(&mut scratch[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// Decodes the rest up to the declared size, then checks that the
+    /// stream ends there (`DecompressedLonger` otherwise).
+    fn finish(&mut self) -> Result<(), BundleErrorKind> {
+        self.skip(self.declared - self.pos)?;
+        let mut one = [0u8; 1];
+        let more = self.decoder.read(&mut one, true).map_err(|message| {
+            BundleErrorKind::Decompression {
+                method: self.method,
+                message,
+            }
+        })?;
+        if more > 0 {
+            return Err(BundleErrorKind::DecompressedLonger {
+                declared: self.declared,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Decoder<'_> {
+    /// Up to `buf.len()` (non-zero) more bytes; 0 at the end of the stream.
+    /// With `last`, a zstd frame that has ended ends the stream (the
+    /// declared size is reached: later frames are not read).
+    fn read(&mut self, buf: &mut [u8], last: bool) -> Result<usize, String> {
+        match self {
+            Decoder::Zstd {
+                input,
+                frames,
+                in_frame,
+            } => {
+                use ruzstd::decoding::BlockDecodingStrategy;
+                use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+                loop {
+                    if *in_frame {
+                        while frames.can_collect() < buf.len() && !frames.is_finished() {
+                            let want = buf.len() - frames.can_collect();
+                            frames
+                                .decode_blocks(&mut *input, BlockDecodingStrategy::UptoBytes(want))
+                                .map_err(|e| e.to_string())?;
+                        }
+                        let n = frames.read(buf).map_err(|e| e.to_string())?;
+                        if n > 0 {
+                            return Ok(n);
+                        }
+                        *in_frame = false;
+                        if last {
+                            return Ok(0);
+                        }
+                    }
+                    if input.is_empty() {
+                        return Ok(0);
+                    }
+                    match frames.reset(&mut *input) {
+                        Ok(()) => *in_frame = true,
+                        Err(FrameDecoderError::ReadFrameHeaderError(
+                            ReadFrameHeaderError::SkipFrame { length, .. },
+                        )) => {
+                            *input = usize::try_from(length)
+                                .ok()
+                                .and_then(|n| input.get(n..))
+                                .ok_or("a skippable frame runs past the end")?;
+                        }
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+            }
+            Decoder::Zlib {
+                input,
+                state,
+                ended,
+            } => {
+                use miniz_oxide::inflate::stream::inflate;
+                use miniz_oxide::{MZFlush, MZStatus};
+                while !*ended {
+                    let r = inflate(state, input, buf, MZFlush::None);
+                    *input = input.get(r.bytes_consumed..).unwrap_or_default();
+                    match r.status {
+                        Ok(MZStatus::StreamEnd) => {
+                            *ended = true;
+                            return Ok(r.bytes_written);
+                        }
+                        Ok(_) if r.bytes_written > 0 => return Ok(r.bytes_written),
+                        Ok(_) if r.bytes_consumed > 0 => {}
+                        Ok(_) | Err(miniz_oxide::MZError::Buf) if input.is_empty() => {
+                            return Err("the payload ends inside the zlib stream".into());
+                        }
+                        Ok(_) => return Err("the zlib stream makes no progress".into()),
+                        Err(e) => return Err(format!("zlib stream: {e:?}")),
+                    }
+                }
+                Ok(0)
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1524,6 +1991,309 @@ mod tests {
         file.push(1);
         let e = read(&file).unwrap_err();
         assert_eq!((e.offset, e.kind), (8192, BundleErrorKind::UnexpectedBytes));
+    }
+
+    /// A zstd frame of raw blocks, written by hand (single segment, 2-byte
+    /// content size: 256 to 65,791 bytes).
+    fn zstd_raw(plain: &[u8]) -> Vec<u8> {
+        assert!((256..65_792).contains(&plain.len()));
+        let mut z = vec![0x28, 0xb5, 0x2f, 0xfd, 0x60];
+        z.extend_from_slice(&((plain.len() - 256) as u16).to_le_bytes());
+        let block = ((plain.len() as u32) << 3) | 1;
+        z.extend_from_slice(&block.to_le_bytes()[..3]);
+        z.extend_from_slice(plain);
+        z
+    }
+
+    /// One bundle as [`scan_entries`] hands it out: its info and its entries
+    /// `(index, bytes)` in the order they came.
+    type Streamed = (BundleInfo, Vec<(usize, Vec<u8>)>);
+
+    /// What [`scan_entries`] hands out, bundle by bundle.
+    fn streamed(file: &[u8], limits: &Limits) -> Result<Vec<Streamed>, BundleError> {
+        let mut out: Vec<Streamed> = Vec::new();
+        let r = scan_entries(&file, limits, |v| {
+            match v {
+                Visit::Bundle(b) => out.push((b.clone(), Vec::new())),
+                Visit::Entry { index, bytes } => match out.last_mut() {
+                    Some((_, entries)) => entries.push((index, bytes.to_vec())),
+                    None => return Err(()),
+                },
+            }
+            Ok(())
+        });
+        match r {
+            Ok(_) => Ok(out),
+            Err(ScanError::Bundle(e)) => Err(e),
+            Err(ScanError::Visit(())) => panic!("an entry before its bundle"),
+        }
+    }
+
+    /// Three device entries, a host entry and an empty one, of different
+    /// bytes, 3,000 bytes each.
+    fn three_entries() -> Vec<u8> {
+        bundle(&[
+            ("host-x86_64-unknown-linux-gnu-", b""),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a", &[1u8; 3000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx1100", &[2u8; 3000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", &[3u8; 3000]),
+            ("hipv4-amdgcn-amd-amdhsa--gfx1201", b""),
+        ])
+    }
+
+    #[test]
+    fn a_compressed_bundle_read_as_a_stream_hands_out_what_reading_it_whole_does() {
+        let plain = three_entries();
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        // Two zstd frames with a skippable frame between them.
+        let (a, b) = plain.split_at(5000);
+        let mut zstd = zstd_raw(a);
+        zstd.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 9, 9, 9]);
+        zstd.extend_from_slice(&zstd_raw(b));
+        for version in 1..=3 {
+            for (method, payload) in [(0, &zlib), (1, &zstd)] {
+                let file = ccob(version, method, &plain, payload);
+                let whole = read(&file).unwrap();
+                let got = streamed(&file, &Limits::DEFAULT)
+                    .unwrap_or_else(|e| panic!("v{version} m{method}: {e}"));
+                assert_eq!(got.len(), 1);
+                let (info, entries) = &got[0];
+                let w = &whole.bundles[0];
+                assert_eq!(
+                    (info.offset, info.size, info.compression, &info.entries),
+                    (w.offset, w.size, w.compression, &w.entries)
+                );
+                let want: Vec<(usize, Vec<u8>)> = [1, 2, 3]
+                    .into_iter()
+                    .map(|i| (i, w.entry_bytes(&w.entries[i]).to_vec()))
+                    .collect();
+                assert_eq!(entries, &want, "v{version} m{method}");
+            }
+        }
+        // A plain bundle: the same entries, borrowed.
+        let got = streamed(&plain, &Limits::DEFAULT).unwrap();
+        assert_eq!(
+            got[0].0.entry_file_offset(&got[0].0.entries[1]),
+            Some(got[0].0.entries[1].offset)
+        );
+        assert_eq!(got[0].1.len(), 3);
+    }
+
+    #[test]
+    fn a_compressed_bundle_over_the_in_memory_limit_is_read_one_entry_at_a_time() {
+        // The limit of what is held at once is below the bundle (9,2xx
+        // bytes) and above each entry (3,000): reading it whole is refused,
+        // streaming it is not. ROCm 7.2's RCCL holds such a bundle at full
+        // scale (1.2 GB of 100 to 200 MB code objects).
+        let plain = three_entries();
+        let zstd = zstd_raw(&plain);
+        let file = ccob(3, 1, &plain, &zstd);
+        let limits = Limits {
+            max_decompressed: 4096,
+            ..Limits::DEFAULT
+        };
+        assert!(matches!(
+            read_with_limits(&file, &limits).unwrap_err().kind,
+            BundleErrorKind::DecompressedTooLarge { .. }
+        ));
+        let got = streamed(&file, &limits).unwrap();
+        let sizes: Vec<(usize, usize, u8)> =
+            got[0].1.iter().map(|(i, b)| (*i, b.len(), b[0])).collect();
+        assert_eq!(sizes, [(1, 3000, 1), (2, 3000, 2), (3, 3000, 3)]);
+        // The file's budget still bounds the whole bundle.
+        let tight = Limits {
+            max_decompressed_total: 4096,
+            ..limits
+        };
+        assert!(matches!(
+            streamed(&file, &tight).unwrap_err().kind,
+            BundleErrorKind::DecompressedTooLarge { .. }
+        ));
+        // An entry over the limit is refused before it is held.
+        let small = Limits {
+            max_decompressed: 2999,
+            ..Limits::DEFAULT
+        };
+        let e = streamed(&file, &small).unwrap_err();
+        assert_eq!(
+            e.kind,
+            BundleErrorKind::EntryTooLarge {
+                index: 1,
+                size: 3000,
+                limit: 2999
+            }
+        );
+        assert_eq!(
+            (e.offset, e.decompressed_offset),
+            (0, Some(got[0].0.entries[1].offset))
+        );
+    }
+
+    #[test]
+    fn streamed_entries_may_start_in_the_table_head_and_come_in_the_order_of_their_bytes() {
+        // With two entries of ids up to 64 bytes, the head read before the
+        // entries is 32 + 2 * (24 + 64) = 208 bytes: the first entry lies in
+        // it, the second starts in it and ends past it. The table lists the
+        // second entry's bytes first.
+        let limits = Limits {
+            max_entries: 2,
+            max_id_len: 64,
+            ..Limits::DEFAULT
+        };
+        let first: Vec<u8> = (0..40u8).collect();
+        let second: Vec<u8> = (0..=255u8).cycle().take(600).collect();
+        let (id_a, id_b) = (
+            "hip-amdgcn-amd-amdhsa--gfx90a",
+            "hip-amdgcn-amd-amdhsa--gfx942",
+        );
+        let table = 32 + 2 * 24 + id_a.len() + id_b.len();
+        let mut plain = BUNDLE_MAGIC.to_vec();
+        plain.extend_from_slice(&2u64.to_le_bytes());
+        for (id, at, len) in [
+            (id_b, table + first.len(), second.len()),
+            (id_a, table, first.len()),
+        ] {
+            plain.extend_from_slice(&(at as u64).to_le_bytes());
+            plain.extend_from_slice(&(len as u64).to_le_bytes());
+            plain.extend_from_slice(&(id.len() as u64).to_le_bytes());
+            plain.extend_from_slice(id.as_bytes());
+        }
+        plain.extend_from_slice(&first);
+        plain.extend_from_slice(&second);
+        assert!(table + first.len() < 208 && 208 < plain.len());
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        for (method, payload) in [(0, zlib), (1, zstd_raw(&plain))] {
+            let got = streamed(&ccob(2, method, &plain, &payload), &limits).unwrap();
+            assert_eq!(
+                got[0].1,
+                [(1, first.clone()), (0, second.clone())],
+                "m{method}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_streamed_bundle_of_a_lying_size_or_a_corrupt_payload_is_an_error() {
+        // Padded after its last entry, as bundles are, so that a size
+        // declared one byte short still holds every entry.
+        let mut plain = three_entries();
+        plain.resize(plain.len() + 100, 0);
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        let zstd = zstd_raw(&plain);
+        for (method, payload) in [(0, &zlib), (1, &zstd)] {
+            let mut file = ccob(2, method, &plain, payload);
+            file[12..16].copy_from_slice(&((plain.len() - 1) as u32).to_le_bytes());
+            assert!(
+                matches!(
+                    streamed(&file, &Limits::DEFAULT).unwrap_err().kind,
+                    BundleErrorKind::DecompressedLonger { .. }
+                ),
+                "m{method}"
+            );
+            file[12..16].copy_from_slice(&((plain.len() + 1) as u32).to_le_bytes());
+            let e = streamed(&file, &Limits::DEFAULT).unwrap_err();
+            assert_eq!(
+                e.kind,
+                BundleErrorKind::DecompressedShorter {
+                    declared: plain.len() as u64 + 1,
+                    actual: plain.len() as u64
+                },
+                "m{method}"
+            );
+            assert_eq!(e.offset, 24, "at the payload");
+            // Cut short: the decoder's own error.
+            let cut = ccob(2, method, &plain, &payload[..payload.len() / 2]);
+            assert!(
+                matches!(
+                    streamed(&cut, &Limits::DEFAULT).unwrap_err().kind,
+                    BundleErrorKind::Decompression { .. }
+                ),
+                "m{method}"
+            );
+            // Not a bundle inside.
+            let junk = vec![7u8; plain.len()];
+            let file = ccob(
+                2,
+                method,
+                &junk,
+                &if method == 0 {
+                    miniz_oxide::deflate::compress_to_vec_zlib(&junk, 6)
+                } else {
+                    zstd_raw(&junk)
+                },
+            );
+            let e = streamed(&file, &Limits::DEFAULT).unwrap_err();
+            assert_eq!(
+                (e.kind, e.decompressed_offset),
+                (BundleErrorKind::NotABundle, Some(0))
+            );
+        }
+        // Every prefix of a file is an error or a shorter read, never a panic.
+        let file = ccob(3, 1, &plain, &zstd);
+        for n in 0..file.len() {
+            let _ = streamed(&file[..n], &Limits::DEFAULT);
+        }
+    }
+
+    #[test]
+    fn a_mutated_bundle_streams_as_it_reads_whole_or_is_refused_never_a_panic() {
+        // Every byte of small plain, zlib and zstd bundles set to other
+        // values: the streaming reader never panics, and whatever the
+        // whole-bundle reader accepts it accepts too, with the same bytes.
+        let plain = bundle(&[
+            ("host-x", b""),
+            ("hip-amdgcn-amd-amdhsa--gfx90a", &[9u8; 300]),
+            ("hip-amdgcn-amd-amdhsa--gfx942", &[5u8; 40]),
+        ]);
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        let files = [
+            plain.clone(),
+            ccob(2, 0, &plain, &zlib),
+            ccob(3, 1, &plain, &zstd_raw(&plain)),
+            ccob(1, 1, &plain, &zstd_raw(&plain)),
+        ];
+        let limits = Limits {
+            max_entries: 4,
+            max_id_len: 40,
+            ..Limits::DEFAULT
+        };
+        let mut agreed = 0;
+        for file in &files {
+            for at in 0..file.len() {
+                for v in [0u8, 1, 0x7f, 0xff, file[at] ^ 0x20] {
+                    let mut m = file.clone();
+                    m[at] = v;
+                    let got = streamed(&m, &limits);
+                    let Ok(whole) = read_with_limits(&m, &limits) else {
+                        continue;
+                    };
+                    let want: Vec<(usize, Vec<u8>)> = whole
+                        .bundles
+                        .iter()
+                        .flat_map(|b| {
+                            let mut device: Vec<usize> = (0..b.entries.len())
+                                .filter(|&i| b.entries[i].is_device_code())
+                                .collect();
+                            device.sort_by_key(|&i| b.entries[i].offset);
+                            device
+                                .into_iter()
+                                .map(|i| (i, b.entry_bytes(&b.entries[i]).to_vec()))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    let got: Vec<(usize, Vec<u8>)> = got
+                        .unwrap_or_else(|e| {
+                            panic!("byte {at} = {v}: read whole, not streamed: {e}")
+                        })
+                        .into_iter()
+                        .flat_map(|(_, entries)| entries)
+                        .collect();
+                    assert_eq!(got, want, "byte {at} = {v}");
+                    agreed += 1;
+                }
+            }
+        }
+        assert!(agreed > 100, "{agreed}");
     }
 
     #[test]
