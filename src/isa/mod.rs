@@ -200,9 +200,13 @@ impl ElfMachine {
 /// names, by value: the `EF_AMDGPU_MACH_AMDGCN_*` constants of LLVM's
 /// `BinaryFormat/ELF.h` and ROCr's `amd_hsa_elf.h`, up to gfx9-4-generic
 /// (0x5f); reserved values are left out. LLVM 21 names 0x49 gfx1250 (ROCr
-/// 6.4's header still calls it reserved) and no longer names gfx940 and gfx941
-/// (0x40, 0x4b), which LLVM 15 and ROCr do; `tests/real_code_objects.rs`
-/// checks every value against llvm-readobj 21 and 15. Code objects name
+/// 6.4's and 7.2's headers still call it reserved) and no longer names gfx940
+/// and gfx941 (0x40, 0x4b), which LLVM 15 and ROCr do; LLVM 22 (ROCm 7.2's
+/// clang) adds 0x5a gfx1251, which ROCr 7.2's header does not list yet.
+/// `tests/real_code_objects.rs` checks every value against llvm-readobj 22,
+/// 21 and 15. The generic processors (`gfx9-generic` ... `gfx12-generic`,
+/// code object v6 and later) are names of their own, never one of the
+/// processors they run on. Code objects name
 /// their processor with these whether or not SoftGPU models it; every
 /// descriptor's `elf_machine` must map to its `id` here (checked when the
 /// registry is validated), so the registry and this table cannot disagree.
@@ -260,6 +264,7 @@ pub static ELF_MACHINES: &[(u32, &str)] = &[
     (0x55, "gfx1152"),
     (0x58, "gfx1153"),
     (0x59, "gfx12-generic"),
+    (0x5a, "gfx1251"),
     (0x5f, "gfx9-4-generic"),
 ];
 
