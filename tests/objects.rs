@@ -917,6 +917,7 @@ fn json_output_has_exactly_the_documented_fields() {
             "size",
             "code_object_version",
             "elf_target",
+            "generic_version",
             "metadata_target",
             "metadata_notes",
             "metadata_error",

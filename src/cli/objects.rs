@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{EXIT_ERROR, finish_output};
-use crate::code_object::bundle::{self, Bundle, Container, Source};
+use crate::code_object::bundle::{self, Container, Source, Visit};
 use crate::code_object::{self, CodeObject, KernelMetadata, kernel_name};
 
 /// The fidelity label of every `objects` report.
@@ -86,6 +86,9 @@ struct CodeObjectOut {
     code_object_version: u8,
     /// The target id `e_flags` state (null for an unknown processor).
     elf_target: Option<String>,
+    /// For a generic processor (`gfx9-generic`, ...), the generic version
+    /// `e_flags` state; null for a specific processor.
+    generic_version: Option<u8>,
     /// `amdhsa.target` of the metadata note.
     metadata_target: Option<String>,
     /// NT_AMDGPU_METADATA notes in the code object (every one is read).
@@ -140,10 +143,12 @@ pub(super) fn objects(path: &Path, json: bool) -> i32 {
 /// Reads the file and builds the report, or says what is wrong (`offset N: ...`).
 ///
 /// The file is read with positioned reads, one bundle at a time
-/// ([`bundle::scan`]): a bundle is read, its code objects are parsed and
-/// summarised, and it is dropped before the next is read, so memory holds one
-/// bundle whatever the file's size. A bare code object is read whole (it is at
-/// most [`code_object::MAX_FILE_SIZE`]).
+/// ([`bundle::scan_entries`]): a plain bundle is read, its code objects are
+/// parsed and summarised, and it is dropped before the next is read; a
+/// compressed bundle's payload is read and decompressed as a stream, one code
+/// object at a time. Memory holds one plain bundle, or one compressed payload
+/// and one code object, whatever the file's size. A bare code object is read
+/// whole (it is at most [`code_object::MAX_FILE_SIZE`]).
 fn build(path: &Path) -> Result<Report, String> {
     // One open that cannot block (a FIFO), of a regular file only (not a
     // device, a directory or a FIFO); every read after it is bounded.
@@ -159,13 +164,31 @@ fn build(path: &Path) -> Result<Report, String> {
         bundles: Vec::new(),
         code_objects: Vec::new(),
     };
-    let scanned = bundle::scan(&src, &bundle::Limits::DEFAULT, |b| {
-        let index = report.bundles.len();
-        report.bundles.push(bundle_out(&b));
-        code_objects_of_bundle(index, &b, &mut report.code_objects)?;
-        progress.tick(b.offset.saturating_add(b.size), index + 1);
+    // The code objects of the bundle at hand, by entry index: a compressed
+    // bundle's entries come in the order of their bytes, the report lists
+    // them in the order of the table.
+    let mut pending: Vec<(usize, CodeObjectOut)> = Vec::new();
+    let mut current: Option<bundle::BundleInfo> = None;
+    let scanned = bundle::scan_entries(&src, &bundle::Limits::DEFAULT, |v| {
+        match v {
+            Visit::Bundle(b) => {
+                flush_bundle(&mut pending, &mut report.code_objects);
+                let index = report.bundles.len();
+                report.bundles.push(bundle_out(b));
+                progress.tick(b.offset.saturating_add(b.size), index + 1);
+                current = Some(b.clone());
+            }
+            Visit::Entry { index, bytes } => {
+                let Some(b) = current.as_ref() else {
+                    return Err("an entry before its bundle".to_string());
+                };
+                let c = code_object_of_entry(report.bundles.len() - 1, b, index, bytes)?;
+                pending.push((index, c));
+            }
+        }
         Ok(())
     });
+    flush_bundle(&mut pending, &mut report.code_objects);
     progress.done();
     let container = match scanned {
         Ok(c) => c,
@@ -256,41 +279,49 @@ impl Progress {
     }
 }
 
-/// Parses and summarises the device code objects of bundle `bi`.
-fn code_objects_of_bundle(
-    bi: usize,
-    b: &Bundle<'_>,
-    out: &mut Vec<CodeObjectOut>,
-) -> Result<(), String> {
-    for e in b.entries.iter().filter(|e| e.is_device_code()) {
-        let bytes = b.entry_bytes(e);
-        let file_offset = b.entry_file_offset(e);
-        let co = code_object::parse(bytes).map_err(|err| {
-            let inner = err.file_offset().unwrap_or(0);
-            match file_offset {
-                Some(at) => format!(
-                    "offset {}: code object of bundle entry {} (starting at offset {at}): {err}",
-                    at.saturating_add(inner),
-                    e.id
-                ),
-                None => format!(
-                    "offset {}: compressed bundle, code object of bundle entry {} (at offset \
-                     {} of the decompressed bundle; offsets below count from it): {err}",
-                    b.offset, e.id, e.offset
-                ),
-            }
-        })?;
-        let mut c = code_object_out(&co, Some(e.id.clone()), file_offset, e.size);
-        c.bundle = Some(bi);
-        if let Some(t) = e.parsed_id().target_id {
-            c.target = t.to_string();
-        }
-        out.push(c);
-    }
-    Ok(())
+/// Appends the code objects of the bundle just read, in the order of its
+/// entry table.
+fn flush_bundle(pending: &mut Vec<(usize, CodeObjectOut)>, out: &mut Vec<CodeObjectOut>) {
+    pending.sort_by_key(|(index, _)| *index);
+    out.extend(pending.drain(..).map(|(_, c)| c));
 }
 
-fn bundle_out(b: &Bundle<'_>) -> BundleOut {
+/// Parses and summarises the code object of entry `index` of bundle `bi`.
+fn code_object_of_entry(
+    bi: usize,
+    b: &bundle::BundleInfo,
+    index: usize,
+    bytes: &[u8],
+) -> Result<CodeObjectOut, String> {
+    let e = b
+        .entries
+        .get(index)
+        .ok_or_else(|| format!("bundle {bi} has no entry {index}"))?;
+    let file_offset = b.entry_file_offset(e);
+    let co = code_object::parse(bytes).map_err(|err| {
+        let inner = err.file_offset().unwrap_or(0);
+        match file_offset {
+            Some(at) => format!(
+                "offset {}: code object of bundle entry {} (starting at offset {at}): {err}",
+                at.saturating_add(inner),
+                e.id
+            ),
+            None => format!(
+                "offset {}: compressed bundle, code object of bundle entry {} (at offset \
+                 {} of the decompressed bundle; offsets below count from it): {err}",
+                b.offset, e.id, e.offset
+            ),
+        }
+    })?;
+    let mut c = code_object_out(&co, Some(e.id.clone()), file_offset, e.size);
+    c.bundle = Some(bi);
+    if let Some(t) = e.parsed_id().target_id {
+        c.target = t.to_string();
+    }
+    Ok(c)
+}
+
+fn bundle_out(b: &bundle::BundleInfo) -> BundleOut {
     BundleOut {
         offset: b.offset,
         size: b.size,
@@ -370,6 +401,7 @@ fn code_object_out(
         size,
         code_object_version: co.code_object_version(),
         elf_target,
+        generic_version: co.generic_version(),
         metadata_target,
         metadata_notes: co.metadata_note_count(),
         metadata_error: co.metadata_error().map(|e| e.to_string()),
@@ -458,9 +490,12 @@ fn write_table(out: &mut impl Write, r: &Report) -> io::Result<()> {
             (Some(b), Some(id), None) => format!("bundle {b} entry {id}, compressed"),
             (_, _, o) => format!("offset {}", opt(o)),
         };
+        let generic = c
+            .generic_version
+            .map_or(String::new(), |v| format!(", generic version {v}"));
         writeln!(
             out,
-            "code object {i}: {} ({place}, {} bytes), code object v{}, {} kernel(s)",
+            "code object {i}: {} ({place}, {} bytes), code object v{}{generic}, {} kernel(s)",
             c.target,
             c.size,
             c.code_object_version,

@@ -70,6 +70,9 @@ pub const EF_AMDGPU_FEATURE_SRAMECC_V3: u32 = 0x200;
 /// Code object v4+ feature fields: unsupported/any/off/on.
 pub const EF_AMDGPU_FEATURE_XNACK_V4: u32 = 0x300;
 pub const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
+/// Code object v6+: where `EF_AMDGPU_GENERIC_VERSION` (bits 24 to 31: the
+/// version of a generic processor's code) starts.
+pub const EF_AMDGPU_GENERIC_VERSION_SHIFT: u32 = 24;
 
 /// Note type of the MessagePack metadata of code object v3+, owner "AMDGPU".
 pub const NT_AMDGPU_METADATA: u32 = 32;

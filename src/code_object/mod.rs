@@ -1107,6 +1107,26 @@ impl CodeObject {
         self.abi_version + 2
     }
 
+    /// Whether `e_flags` name a generic processor (`gfx9-generic`,
+    /// `gfx9-4-generic`, `gfx10-1-generic`, `gfx10-3-generic`,
+    /// `gfx11-generic`, `gfx12-generic`: LLVM's AMDGPUUsage names every
+    /// generic processor `*-generic`). Such code runs on any processor of its
+    /// family that the runtime accepts for it; it is none of them.
+    pub fn is_generic(&self) -> bool {
+        processor_name(self.mach).is_some_and(|p| p.ends_with("-generic"))
+    }
+
+    /// For a generic processor, the version of its family's generic code
+    /// that `e_flags` state (`EF_AMDGPU_GENERIC_VERSION`, bits 24 to 31, in
+    /// code object v6 and later; LLVM 21 and 22 write 1 for every family): a
+    /// runtime loads the code object only if it supports that version.
+    /// `None` for a specific processor, and before code object v6, which
+    /// has no such field.
+    pub fn generic_version(&self) -> Option<u8> {
+        (self.abi_version >= 4 && self.is_generic())
+            .then_some((self.e_flags >> EF_AMDGPU_GENERIC_VERSION_SHIFT) as u8)
+    }
+
     /// The defined symbol named `name`.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
         match self.by_name.get(name).and_then(|&i| self.symbols.get(i)) {
@@ -1413,6 +1433,36 @@ mod tests {
         shdr(&mut f, SHT_STRTAB.0, strtab_at, strtab.len() as u64, 0, 0);
         shdr(&mut f, 1, 0, file_len, 0, 0);
         f
+    }
+
+    #[test]
+    fn a_generic_code_object_names_its_generic_processor_and_version() {
+        // As hipcc 7.2.4 (clang 22) writes them: code object v6 (EI_ABIVERSION
+        // 4), e_flags 0x1000151 for gfx9-generic (generic version 1, xnack
+        // any), 0x1000159 for gfx12-generic; 0x55a for gfx1251.
+        let with = |abi: u8, flags: u32| {
+            let mut f = tiny_elf(b"\0", &[]);
+            f[8] = abi;
+            f[48..52].copy_from_slice(&flags.to_le_bytes());
+            parse(&f).unwrap()
+        };
+        let g9 = with(4, 0x0100_0151);
+        assert_eq!(g9.target_id().as_deref(), Some("gfx9-generic"));
+        assert!(g9.is_generic());
+        assert_eq!(g9.generic_version(), Some(1));
+        assert_eq!(g9.code_object_version(), 6);
+        let g12 = with(4, 0x0100_0159);
+        assert_eq!(
+            (g12.target_id().as_deref(), g12.generic_version()),
+            (Some("gfx12-generic"), Some(1))
+        );
+        // A specific processor has no generic version, whatever the bits.
+        let g1251 = with(4, 0x55a);
+        assert_eq!(g1251.target_id().as_deref(), Some("gfx1251"));
+        assert!(!g1251.is_generic());
+        assert_eq!(g1251.generic_version(), None);
+        // Before v6 the field does not exist.
+        assert_eq!(with(3, 0x0100_0151).generic_version(), None);
     }
 
     #[test]
