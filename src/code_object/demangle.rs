@@ -61,12 +61,43 @@ pub fn demangle(name: &str) -> Option<String> {
     if !name.starts_with("_Z") || name.len() > MAX_NAME_LEN {
         return None;
     }
+    demangle_whole(name).or_else(|| {
+        let (base, suffix) = split_suffix(name)?;
+        let base = demangle_whole(base)?;
+        Some(format!("{base} [clone {suffix}]"))
+    })
+}
+
+/// `name` demangled as `cpp_demangle` reads it, rewritten first when it
+/// needs to be.
+fn demangle_whole(name: &str) -> Option<String> {
     if let Some(r) = rewrite_for_cpp_demangle(name) {
         if let Some(s) = with_cpp_demangle(&r.name) {
             return Some(s);
         }
     }
     with_cpp_demangle(name)
+}
+
+/// A name whose encoding is followed by a vendor suffix, split into the two:
+/// `_ZL1fv.intern.884f0bb86444887` into `_ZL1fv` and
+/// `.intern.884f0bb86444887`. Clang 22 (ROCm 7.2) gives a kernel of
+/// internal linkage an external name with `.intern.<hash>` after its
+/// mangled name (rocFFT's and hipFFT's tests have such kernels).
+/// `cpp_demangle` reads a suffix only as `.<letters>` followed by
+/// `.<digits>` groups (GNU's clone suffixes: `.constprop.0`), and a hash
+/// holds letters; LLVM's demangler takes anything after the encoding's end
+/// and prints it in parentheses. The suffix is shown as `cpp_demangle`
+/// shows the ones it reads (`[clone .constprop.0]`), after the demangled
+/// encoding. `None` when the bounded parser does not read an encoding
+/// followed by `.`, or the suffix holds anything but printable ASCII.
+fn split_suffix(name: &str) -> Option<(&str, &str)> {
+    let mut steps = 0;
+    let mut ids = Interner::default();
+    let at = Parser::new(name.as_bytes(), &mut ids, &mut steps, false).encoding_end()?;
+    let (base, suffix) = name.split_at_checked(at)?;
+    (suffix.len() > 1 && suffix.starts_with('.') && suffix.bytes().all(|b| b.is_ascii_graphic()))
+        .then_some((base, suffix))
 }
 
 fn with_cpp_demangle(name: &str) -> Option<String> {
@@ -718,6 +749,16 @@ impl<'a, 'b> Parser<'a, 'b> {
             e = self.mk(tag::DOT, e, t);
         }
         (self.pos == self.s.len()).then_some(e)
+    }
+
+    /// Where `_Z <encoding>` at the start of the input ends, when a `.`
+    /// suffix follows it.
+    fn encoding_end(&mut self) -> Option<usize> {
+        if !self.eat_str(b"_Z") {
+            return None;
+        }
+        self.encoding()?;
+        (self.look(0) == b'.').then_some(self.pos)
     }
 
     fn encoding(&mut self) -> Option<Sid> {
@@ -2521,6 +2562,53 @@ mod tests {
         // Nothing to rewrite: no declaration, nothing cpp_demangle misreads.
         assert_eq!(rw("_Z4vaddPKfS0_Pfi"), None);
         assert_eq!(rw("_ZN1a1fINS_1BEEEvT_"), None);
+    }
+
+    #[test]
+    fn a_vendor_suffix_cpp_demangle_does_not_read_follows_the_demangled_name() {
+        // ROCm 7.2's hipFFT tests: a kernel of internal linkage, which clang
+        // 22 names with `.intern.<hash>` after the mangled name.
+        // llvm-cxxfilt-22 prints `void generate_real_data_kernel<...>(...)
+        // (.intern.884f0bb86444887)`.
+        let hipfft = "_ZL25generate_real_data_kernelIK12input_val_1DImEdEvT_mmS3_S3_T0_PS4_S3_mS3_m\
+                      .intern.884f0bb86444887";
+        assert_eq!(
+            demangle(hipfft).as_deref(),
+            Some(
+                "void generate_real_data_kernel<input_val_1D<unsigned long> const, double>(\
+                 input_val_1D<unsigned long> const, unsigned long, unsigned long, \
+                 input_val_1D<unsigned long> const, input_val_1D<unsigned long> const, double, \
+                 double*, input_val_1D<unsigned long> const, unsigned long, \
+                 input_val_1D<unsigned long> const, unsigned long) [clone .intern.884f0bb86444887]"
+            )
+        );
+        assert_eq!(
+            kernel_name("_Z1fv.intern.0abc.kd"),
+            "f() [clone .intern.0abc]"
+        );
+        // With a declaration to remove as well.
+        assert_eq!(
+            demangle("_Z1fITyiEvv.intern.9f").as_deref(),
+            Some("void f<int>() [clone .intern.9f]")
+        );
+        // The suffixes cpp_demangle reads itself are shown as it shows them.
+        assert_eq!(
+            demangle("_Z1fv.constprop.0").as_deref(),
+            Some("f() [clone .constprop.0]")
+        );
+        // No guess: a suffix after something that is not an encoding, an
+        // empty suffix, or one with a character that is not printable
+        // ASCII leaves the name mangled.
+        for name in [
+            "_Z.intern.9f",
+            "_ZN1f.intern.9f",
+            "_Z1fv.",
+            "_Z1fv.intern.9\u{7f}",
+            "_Z1fv.intern 9f",
+            "_Z1fv.intern.é",
+        ] {
+            assert_eq!(demangle(name), None, "{name:?}");
+        }
     }
 
     #[test]
