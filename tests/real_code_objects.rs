@@ -2,12 +2,16 @@
 //! code objects of Debian's ROCm libraries in the sid chroot (HIP 6.4.3):
 //! hipBLASLt's Tensile code objects (one metadata note per kernel),
 //! rocSPARSE's 1.6 GB shared library, code objects for processors newer than
-//! gfx942, and a real load through HIP 6.4's `hipModuleLoad`. Independent
-//! oracles: clang-offload-bundler-21 (unbundling), llvm-readelf-21 (notes,
-//! file headers, sections).
+//! gfx942, and a real load through HIP 6.4's `hipModuleLoad`; and in the
+//! ROCm 7.2.4 chroot: code objects hipcc 7.2.4 (clang 22) builds for generic
+//! processors and for gfx1250 and gfx1251, and RCCL's compressed bundle of
+//! 1.2 GB, read one code object at a time. Independent oracles:
+//! clang-offload-bundler-21 and -22 (unbundling, listing), llvm-readelf-21
+//! (notes, file headers, sections), llvm-readobj-22, -21 and -15 (`e_flags`).
 //!
 //! A missing chroot or package is a failure that says what to install, never a
-//! skip: `scripts/test` builds the chroot (`scripts/sid-chroot`).
+//! skip: `scripts/test` builds the chroots (`scripts/sid-chroot`, and
+//! `scripts/sid-chroot --rocm7 --realworld`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +35,68 @@ fn chroot_root() -> PathBuf {
     std::env::var_os("SOFTGPU_SID_CHROOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
+}
+
+const ROCM7_HINT: &str = "run ./scripts/sid-chroot --rocm7 --realworld (scripts/test does it)";
+
+/// The ROCm 7.2.4 chroot: `$SOFTGPU_ROCM7_CHROOT`, default
+/// `/var/cache/softgpu/rocm7`.
+fn rocm7_root() -> PathBuf {
+    std::env::var_os("SOFTGPU_ROCM7_CHROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/rocm7"))
+}
+
+/// This test process's directory in the ROCm 7.2.4 chroot: (host path, path
+/// inside). Its real-world stage (the libraries) must be ready.
+fn rocm7_work() -> &'static (PathBuf, String) {
+    static WORK: OnceLock<(PathBuf, String)> = OnceLock::new();
+    WORK.get_or_init(|| {
+        let root = rocm7_root();
+        for marker in [".softgpu-ready", ".softgpu-realworld-ready"] {
+            assert!(
+                root.join(marker).exists(),
+                "the ROCm 7.2.4 chroot is not ready at {} ({marker} is missing): {ROCM7_HINT}",
+                root.display()
+            );
+        }
+        let place = common::process_dir_in_chroot(&root, "real_code_objects");
+        (place.host, place.seen)
+    })
+}
+
+/// The host path of a path inside the ROCm 7.2.4 chroot, which must exist;
+/// `package` is the Debian package that ships it.
+fn in_rocm7(path: &str, package: &str) -> PathBuf {
+    let _ = rocm7_work();
+    let host = rocm7_root().join(path.trim_start_matches('/'));
+    assert!(
+        host.exists(),
+        "{path} is missing in the ROCm 7.2.4 chroot: Debian experimental's {package} \
+         should be there; {ROCM7_HINT}"
+    );
+    host
+}
+
+/// Runs `argv` inside the ROCm 7.2.4 chroot; panics with its output unless it
+/// succeeds.
+fn rocm7_run(argv: &[&str]) -> Output {
+    let _ = rocm7_work();
+    let out = Command::new(repo().join("scripts/sid-chroot"))
+        .args(["--rocm7", "--run", "--"])
+        .args(argv)
+        .env("SOFTGPU_ROCM7_CHROOT", rocm7_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run scripts/sid-chroot --rocm7: {e}; {ROCM7_HINT}"));
+    assert!(
+        out.status.success(),
+        "{argv:?} in the ROCm 7.2.4 chroot failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// This test process's directory in the chroot: (host path, path inside).
@@ -334,15 +400,19 @@ fn readobj_processors(text: &str) -> BTreeMap<u32, Option<String>> {
 #[test]
 fn every_elf_machine_value_names_the_processor_llvm_names() {
     // A 64-byte AMDGPU ELF header for each AMDGCN EF_AMDGPU_MACH value, read
-    // by llvm-readobj-21 (sid) and llvm-readobj-15 (host). LLVM 20 dropped
-    // gfx940 and gfx941 (0x40, 0x4b), which ROCr's amd_hsa_elf.h still lists
-    // and SoftGPU models, so a value LLVM 21 does not name is checked against
-    // LLVM 15 (gfx941 is in neither: see below); where both name a value
-    // they must agree.
+    // by llvm-readobj-22 (ROCm 7.2.4 chroot), llvm-readobj-21 (sid) and
+    // llvm-readobj-15 (host). LLVM 20 dropped gfx940 and gfx941 (0x40,
+    // 0x4b), which ROCr's amd_hsa_elf.h still lists and SoftGPU models, and
+    // LLVM 22 added gfx1251 (0x5a), so a value is named as the newest LLVM
+    // that names it does (gfx941 is in none: see below); where two name a
+    // value they must agree.
     let (host, seen) = work();
+    let (host7, seen7) = rocm7_work();
     let dir = host.join("machines");
     std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(host7.join("machines")).unwrap();
     let mut argv21 = vec!["llvm-readobj-21".to_string(), "--file-headers".to_string()];
+    let mut argv22 = vec!["llvm-readobj-22".to_string(), "--file-headers".to_string()];
     let mut cmd15 = Command::new("/usr/lib/llvm-15/bin/llvm-readobj");
     cmd15.arg("--file-headers");
     for m in 0x20u32..=0xff {
@@ -357,27 +427,38 @@ fn every_elf_machine_value_names_the_processor_llvm_names() {
         }
         let name = format!("{m:02x}.o");
         std::fs::write(dir.join(&name), &h).unwrap();
+        std::fs::write(host7.join("machines").join(&name), &h).unwrap();
         argv21.push(format!("{seen}/machines/{name}"));
+        argv22.push(format!("{seen7}/machines/{name}"));
         cmd15.arg(dir.join(&name));
     }
     let argv21: Vec<&str> = argv21.iter().map(String::as_str).collect();
     let llvm21 = readobj_processors(&String::from_utf8(chroot_run(&argv21).stdout).unwrap());
+    let argv22: Vec<&str> = argv22.iter().map(String::as_str).collect();
+    let llvm22 = readobj_processors(&String::from_utf8(rocm7_run(&argv22).stdout).unwrap());
     let out15 = cmd15
         .output()
         .unwrap_or_else(|e| panic!("cannot run llvm-readobj-15: {e}; run ./scripts/setup"));
     let llvm15 = readobj_processors(&String::from_utf8(out15.stdout).unwrap());
-    assert_eq!(llvm21.len(), 0xe0, "one header per value");
-    assert_eq!(llvm15.len(), 0xe0, "one header per value");
+    for (v, names) in [(22, &llvm22), (21, &llvm21), (15, &llvm15)] {
+        assert_eq!(names.len(), 0xe0, "LLVM {v}: one header per value");
+    }
     let mut named = 0;
     for m in 0x20u32..=0xff {
-        let (a, b) = (&llvm21[&m], &llvm15[&m]);
-        if let (Some(a), Some(b)) = (a, b) {
-            assert_eq!(a, b, "LLVM 21 and 15 disagree about {m:#x}");
+        let (c, a, b) = (&llvm22[&m], &llvm21[&m], &llvm15[&m]);
+        for (x, y, what) in [
+            (c, a, "22 and 21"),
+            (c, b, "22 and 15"),
+            (a, b, "21 and 15"),
+        ] {
+            if let (Some(x), Some(y)) = (x, y) {
+                assert_eq!(x, y, "LLVM {what} disagree about {m:#x}");
+            }
         }
         // gfx941 came after LLVM 15 and went before LLVM 21: only ROCr's
         // amd_hsa_elf.h (and LLVM 16 to 19) name it.
         let rocr_only = (m == 0x4b).then_some("gfx941");
-        let want = a.as_deref().or(b.as_deref()).or(rocr_only);
+        let want = c.as_deref().or(a.as_deref()).or(b.as_deref()).or(rocr_only);
         assert_eq!(
             softgpu_hsa::code_object::processor_name(m),
             want,
@@ -385,7 +466,12 @@ fn every_elf_machine_value_names_the_processor_llvm_names() {
         );
         named += usize::from(want.is_some());
     }
-    assert!(named >= 53, "{named} values named");
+    assert_eq!(
+        llvm22[&0x5a].as_deref(),
+        Some("gfx1251"),
+        "LLVM 22 names gfx1251"
+    );
+    assert!(named >= 54, "{named} values named");
 }
 
 #[test]
@@ -532,4 +618,222 @@ fn softgpu_objects_reads_a_library_larger_than_a_gibibyte() {
         cos.iter()
             .any(|c| !c["kernels"].as_array().unwrap().is_empty())
     );
+}
+
+/// `EF_AMDGPU_GENERIC_VERSION_V<N>` in llvm-readobj's `Flags [` list of one
+/// file, or None.
+fn readobj_generic_version(text: &str) -> Option<u8> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("EF_AMDGPU_GENERIC_VERSION_V"))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+        .next()
+}
+
+#[test]
+fn hipcc_7_2_code_objects_for_generic_processors_are_reported_as_generic_with_their_version() {
+    // Built by hipcc 7.2.4 (clang 22, code object v6 by default) for every
+    // generic processor it knows and for gfx1250 and gfx1251 (new in LLVM
+    // 21 and 22); gfx90a for comparison. A generic code object is named as
+    // its generic processor and never as one it runs on; its generic
+    // version is the one llvm-readobj-22 reads in e_flags.
+    let (host, seen) = rocm7_work();
+    std::fs::write(
+        host.join("tiny.hip"),
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }\n",
+    )
+    .unwrap();
+    let archs = [
+        "gfx9-generic",
+        "gfx9-4-generic",
+        "gfx10-1-generic",
+        "gfx10-3-generic",
+        "gfx11-generic",
+        "gfx12-generic",
+        "gfx1250",
+        "gfx1251",
+        "gfx90a",
+    ];
+    let mut argv = vec!["hipcc".to_string(), "--genco".into(), "-O1".into()];
+    argv.extend(archs.iter().map(|a| format!("--offload-arch={a}")));
+    argv.extend([
+        format!("{seen}/tiny.hip"),
+        "-o".to_string(),
+        format!("{seen}/tiny.co"),
+    ]);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    rocm7_run(&argv);
+    let j = objects_json(&host.join("tiny.co"));
+    let cos = j["code_objects"].as_array().unwrap();
+    assert_eq!(cos.len(), archs.len());
+    for arch in archs {
+        let co = cos
+            .iter()
+            .find(|c| {
+                c["entry_id"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("--{arch}"))
+            })
+            .unwrap_or_else(|| panic!("no code object for {arch}"));
+        let target = format!("hipv4-amdgcn-amd-amdhsa--{arch}");
+        rocm7_run(&[
+            "clang-offload-bundler-22",
+            "--unbundle",
+            "--type=o",
+            &format!("--input={seen}/tiny.co"),
+            &format!("--targets={target}"),
+            &format!("--output={seen}/{arch}.hsaco"),
+        ]);
+        let out = rocm7_run(&[
+            "llvm-readobj-22",
+            "--file-headers",
+            &format!("{seen}/{arch}.hsaco"),
+        ]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let llvm =
+            readobj_processors(&text.replace(&format!("File: {seen}/{arch}.hsaco"), "File: 0.o"));
+        assert_eq!(
+            llvm[&0].as_deref(),
+            Some(arch),
+            "llvm-readobj-22 names {arch}"
+        );
+        assert_eq!(co["code_object_version"], 6, "{arch}");
+        assert_eq!(co["elf_target"].as_str(), Some(arch), "{arch}");
+        assert_eq!(co["target"].as_str(), Some(arch), "{arch}");
+        let generic = arch.ends_with("-generic");
+        let version = readobj_generic_version(&text);
+        assert_eq!(version.is_some(), generic, "{arch}: {text}");
+        assert_eq!(
+            co["generic_version"].as_u64(),
+            version.map(u64::from),
+            "{arch}"
+        );
+        assert_eq!(co["kernels"][0]["name"], "k(int*)", "{arch}");
+    }
+    let table = Command::new(cli())
+        .arg("objects")
+        .arg(host.join("tiny.co"))
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.lines().any(|l| l.starts_with("code object ")
+            && l.contains(": gfx9-generic (")
+            && l.contains("code object v6, generic version 1,")),
+        "{table}"
+    );
+}
+
+#[test]
+fn rccl_7_2_s_compressed_bundle_over_a_gibibyte_is_read_one_code_object_at_a_time() {
+    // RCCL 7.2.4's device code is one zstd bundle (v3) that decompresses to
+    // 1.2 GB: more than softgpu objects holds at once (1 GiB), read as a
+    // stream. Oracles: clang-offload-bundler-22 lists the entries and
+    // unbundles the gfx90a code object, whose kernels llvm-readelf-22 reads.
+    const RCCL: &str = "/usr/lib/x86_64-linux-gnu/librccl.so.1.0";
+    let host = in_rocm7(RCCL, "librccl1");
+    let (work_host, seen) = rocm7_work();
+    let started = std::time::Instant::now();
+    let j = objects_json(&host);
+    eprintln!("softgpu objects --json {RCCL}: {:?}", started.elapsed());
+    let big: Vec<&Value> = j["bundles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["compression"]["uncompressed_size"].as_u64() > Some(1 << 30))
+        .collect();
+    assert!(!big.is_empty(), "{RCCL} no longer has a bundle over 1 GiB");
+    let b = big[0];
+    let (at, n) = (b["offset"].as_u64().unwrap(), b["size"].as_u64().unwrap());
+    let mut bytes = vec![0u8; n as usize];
+    use std::os::unix::fs::FileExt;
+    std::fs::File::open(&host)
+        .unwrap()
+        .read_exact_at(&mut bytes, at)
+        .unwrap();
+    std::fs::write(work_host.join("rccl.bundle"), &bytes).unwrap();
+    drop(bytes);
+    let out = rocm7_run(&[
+        "clang-offload-bundler-22",
+        "--list",
+        "--type=o",
+        &format!("--input={seen}/rccl.bundle"),
+    ]);
+    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let ours: Vec<String> = b["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&ours), sorted(&theirs), "entries");
+    // The code objects: one per device entry, in the table's order.
+    let bi = j["bundles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|x| x == b)
+        .unwrap();
+    let cos: Vec<&Value> = j["code_objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["bundle"].as_u64() == Some(bi as u64))
+        .collect();
+    let devices: Vec<&String> = ours.iter().filter(|id| !id.starts_with("host-")).collect();
+    let listed: Vec<&str> = cos
+        .iter()
+        .map(|c| c["entry_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        devices.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "code objects in table order"
+    );
+    let co = cos
+        .iter()
+        .find(|c| c["target"] == "gfx90a")
+        .expect("a gfx90a code object");
+    rocm7_run(&[
+        "clang-offload-bundler-22",
+        "--unbundle",
+        "--type=o",
+        &format!("--input={seen}/rccl.bundle"),
+        "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a",
+        &format!("--output={seen}/rccl-gfx90a.hsaco"),
+    ]);
+    let _ = std::fs::remove_file(work_host.join("rccl.bundle"));
+    let size = std::fs::metadata(work_host.join("rccl-gfx90a.hsaco"))
+        .unwrap()
+        .len();
+    assert_eq!(co["size"].as_u64(), Some(size));
+    let out = rocm7_run(&[
+        "llvm-readelf-22",
+        "--notes",
+        &format!("{seen}/rccl-gfx90a.hsaco"),
+    ]);
+    let _ = std::fs::remove_file(work_host.join("rccl-gfx90a.hsaco"));
+    let (_, oracle) = readelf_notes(&String::from_utf8(out.stdout).unwrap());
+    let kernels = co["kernels"].as_array().unwrap();
+    assert_eq!(
+        kernels.len(),
+        oracle.len(),
+        "kernels of the gfx90a code object"
+    );
+    for k in kernels {
+        let sym = k["symbol"].as_str().unwrap();
+        let o = oracle
+            .get(sym)
+            .unwrap_or_else(|| panic!("{sym} is not in llvm-readelf's notes"));
+        let want: u64 = o[".kernarg_segment_size"].parse().unwrap();
+        assert_eq!(k["kernarg_size"].as_u64(), Some(want), "{sym}");
+    }
 }
