@@ -3,8 +3,10 @@
 //!
 //! Handlers are called with no lock held, so they may register new handlers,
 //! store to signals and ring doorbells. A handler that returns true is re-armed
-//! with its original condition, as ROCr does. The thread starts the first time
-//! it is needed (never from the library constructor).
+//! with its original condition, as ROCr does. The virtual runtime starts the
+//! thread when `hsa_init` builds it; a runtime over a real one (whose handlers
+//! the real runtime runs) starts it the first time it is needed; never from
+//! the library constructor.
 #![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
 use std::sync::Mutex;
@@ -151,16 +153,18 @@ fn may_wait() -> bool {
         && !STOPPED.load(Ordering::SeqCst)
 }
 
-/// After a doorbell store has been processed, and when a wait on a signal is
-/// satisfied (no lock of the runtime held in either case): let the handlers
-/// that are due run before the call returns. A GPU runtime calls a handler
-/// from its interrupt thread as the GPU completes the packet; SoftGPU
-/// completes the packet inside the doorbell store (or on its completion
-/// thread), so the program would otherwise run on well before the event
-/// thread gets a CPU. HIP 7.2.4 destroys a stream right after synchronising
+/// After a write to a signal (a doorbell store included, once its packets
+/// are processed), and when a wait on a signal is satisfied (no lock of the
+/// runtime held in any case): let the handlers that are due run before the
+/// call returns. A GPU runtime calls a handler from its interrupt thread as
+/// the GPU completes the packet; SoftGPU completes the packet inside the
+/// doorbell store (or on its completion thread; over a real runtime, the
+/// intercepting shim completes it with a subtract on that runtime's signal),
+/// so the program would otherwise run on well before the event thread gets a
+/// CPU. HIP 7.2.4 destroys a stream right after synchronising
 /// with it (it reads the completion signal, not its handler), and the handler
 /// then used the freed stream: a SIGSEGV in about one run in a hundred on a
-/// busy machine. The wait is bounded (a handler that needs a lock the calling
+/// busy machine. The wait is bounded, 20 ms (a handler that needs a lock the calling
 /// thread holds runs after the call, as it could on a GPU); with no handler
 /// registered it is two atomic loads.
 #[inline]
@@ -168,9 +172,14 @@ pub fn let_due_handlers_run() {
     if REGISTERED.load(Ordering::Relaxed) == 0 && PENDING.load(Ordering::Relaxed) == 0 {
         return;
     }
-    if may_wait() && !wait_for_due(std::time::Duration::from_millis(5)) {
+    if may_wait() && !wait_for_due(std::time::Duration::from_millis(20)) {
         tracing::debug!(
-            "softgpu: a due async handler did not run within 5 ms; the call returns without it"
+            pending = PENDING.load(Ordering::SeqCst),
+            registered = REGISTERED.load(Ordering::SeqCst),
+            stopped = STOPPED.load(Ordering::SeqCst),
+            thread = THREAD.load(Ordering::SeqCst),
+            me = sys::gettid(),
+            "softgpu: a due async handler did not run within 20 ms; the call returns without it"
         );
     }
 }

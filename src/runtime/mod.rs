@@ -124,6 +124,14 @@ pub fn init() -> Result<(), HsaStatus> {
                     return Err(HsaStatus::ERROR);
                 }
                 lifecycle::ready();
+                // The virtual runtime's event thread starts now, not at the first
+                // async handler: a thread created that late may wait several
+                // milliseconds for its first CPU on a busy machine (a new thread
+                // starts behind every runnable one), while a woken sleeper runs
+                // at once, and handlers must run promptly (`events`).
+                if RUNTIME.get().is_some_and(|rt| rt.mode == Mode::Virtual) {
+                    events::wake();
+                }
                 Ok(())
             }
             Err(e) => {

@@ -192,16 +192,18 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
     })
 }
 
-/// A value write to a signal: wakes waiters, and rings the queue if it is a doorbell.
+/// A value write to a signal: wakes waiters, rings the queue if it is a
+/// doorbell, and lets the async handlers the write (or the packets the
+/// doorbell completed) made due run before the write returns.
 #[inline]
 pub(super) fn after_write(slot: &signals::SignalSlot) {
     signals::notify_change();
     if slot.doorbell_queue.load(Ordering::Relaxed) != 0 {
         if let Ok(rt) = runtime::get() {
             queues::doorbell_store(slot, &rt.ctx);
-            runtime::events::let_due_handlers_run();
         }
     }
+    runtime::events::let_due_handlers_run();
 }
 
 macro_rules! signal_loads {
