@@ -30,9 +30,17 @@ int main() {
     HB(hipblasSgemm(handle, HIPBLAS_OP_N, HIPBLAS_OP_N, n, n, n, &alpha, A, n, B, n, &beta, C, n));
     HB(hipblasDgemm(handle, HIPBLAS_OP_N, HIPBLAS_OP_T, n, n, n, &dalpha, dA, n, dA, n, &dbeta, dC,
                     n));
+    // hipBLAS 3 (ROCm 7) gave hipblasGemmEx the signature of 2.x's hipblasGemmEx_v2 (hipDataType
+    // and hipblasComputeType_t) and removed the _v2 name.
+#if hipblasVersionMajor >= 3
+    HB(hipblasGemmEx(handle, HIPBLAS_OP_N, HIPBLAS_OP_N, n, n, n, &alpha, A, HIP_R_32F, n, B,
+                     HIP_R_32F, n, &beta, C, HIP_R_32F, n, HIPBLAS_COMPUTE_32F,
+                     HIPBLAS_GEMM_DEFAULT));
+#else
     HB(hipblasGemmEx_v2(handle, HIPBLAS_OP_N, HIPBLAS_OP_N, n, n, n, &alpha, A, HIP_R_32F, n, B,
                         HIP_R_32F, n, &beta, C, HIP_R_32F, n, HIPBLAS_COMPUTE_32F,
                         HIPBLAS_GEMM_DEFAULT));
+#endif
     float *x = device<float>(n, 1.0f), *y = device<float>(n, 0.0f);
     HB(hipblasSgemv(handle, HIPBLAS_OP_N, n, n, &alpha, A, n, x, 1, &beta, y, 1));
     HB(hipblasSaxpy(handle, n, &alpha, x, 1, y, 1));

@@ -49,8 +49,11 @@ int main() {
     size_t size = 0;
     HS(hipsparseSpMV_bufferSize(handle, HIPSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y,
                                 HIP_R_32F, HIPSPARSE_SPMV_ALG_DEFAULT, &size));
+    // No buffer when none is needed: hipSPARSE 4 (ROCm 7) goes through rocsparse_v2_spmv, which
+    // refuses a buffer with a size of 0 (rocsparse_status_invalid_size), as on a GPU.
     void *buffer = nullptr;
-    RW_HIP(hipMalloc(&buffer, size ? size : 4));
+    if (size > 0)
+        RW_HIP(hipMalloc(&buffer, size));
     HS(hipsparseSpMV(handle, HIPSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, HIP_R_32F,
                      HIPSPARSE_SPMV_ALG_DEFAULT, buffer));
     HS(hipsparseXcsr2coo(handle, d_ptr, nnz, m, d_row, HIPSPARSE_INDEX_BASE_ZERO));

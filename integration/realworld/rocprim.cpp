@@ -2,6 +2,11 @@
 // pairs), and a transform, each with its temporary-storage query, on a stream of its own.
 #include "rw.h"
 
+// rocPRIM 7.2.4's iterator/texture_cache_iterator.hpp calls memset without including <cstring>
+// (6.4.3's reached it through another header): with hipcc 7.2.4 only the device memset is then
+// declared, and the host call does not compile.
+#include <cstring>
+
 #include <rocprim/rocprim.hpp>
 
 #include <vector>
