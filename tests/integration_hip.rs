@@ -1,4 +1,4 @@
-//! Real HIP programs run under the shim, on two HIP versions and in both completion modes.
+//! Real HIP programs run under the shim, on three HIP versions and in both completion modes.
 //!
 //! Each program in `integration/hip/` is an ordinary HIP program (see `integration/hip/sg_hip.h`
 //! for its output contract). This harness builds it with `hipcc --offload-arch=gfx90a -O1`,
@@ -16,9 +16,13 @@
 //!    process never writes one), and the exit summary line agreeing with the records.
 //!
 //! HIP versions: 5.2.3 is the host's (`./scripts/setup` installs it). 6.4.3 lives in the Debian
-//! sid chroot that `./scripts/sid-chroot` builds and caches (`./scripts/test` runs it before
-//! `cargo test`); the programs are compiled by the chroot's hipcc and run inside it with the
-//! host-built shim copied in. A missing chroot fails the 6.4 tests with that hint, never skips.
+//! sid chroot that `./scripts/sid-chroot` builds and caches, 7.2.4 (ROCm 7.2.4: hipcc with
+//! clang 22, libamdhip64.so.7, ROCr 7.2.4) in the sid + experimental chroot of
+//! `./scripts/sid-chroot --rocm7` (`./scripts/test` builds both before `cargo test`); the
+//! programs are compiled by the chroot's hipcc and run inside it with the host-built shim copied
+//! in. A missing chroot fails its version's tests with the command that builds it, never skips.
+//! Every program test exists once per version, as `hip_5_2::<test>`, `hip_6_4::<test>` and
+//! `hip_7_2::<test>`.
 //!
 //! Completion modes: every program runs with `SOFTGPU_COMPLETION=inline` and with
 //! `SOFTGPU_COMPLETION=thread` plus `SOFTGPU_COMPLETION_DELAY_US=200`.
@@ -37,7 +41,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 mod common;
-use common::{Hip, Kill, cli, kill_group, repo, shim, wait_within};
+use common::{Hip, Kill, Place, cli, kill_group, repo, shim, wait_within};
 
 /// A program that has not exited after this long is hung: it is killed with its whole process
 /// group and the test fails. Every program takes a few seconds at most; a hung inline run skips
@@ -49,7 +53,6 @@ const THREAD_DELAY_US: &str = "200";
 const BLIT_REASON: &str = "runtime_blit_kernel_not_executed";
 const BLIT_PREFIX: &str = "__amd_rocclr_";
 const SETUP_HINT: &str = "run ./scripts/setup (installs hipcc and libamdhip64-dev, HIP 5.2.3)";
-const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
 /// Problems listed per run before the rest are summarised.
 const MAX_PROBLEMS: usize = 60;
 
@@ -84,50 +87,40 @@ impl Completion {
     }
 }
 
-/// A file or directory as the host sees it and as the program sees it (the same path on the
-/// host; inside the chroot, the path below the chroot's root).
-#[derive(Clone, Debug)]
-struct Place {
-    host: PathBuf,
-    seen: String,
-}
-
-/// This test process's corner of the sid chroot: `<root>/softgpu/integration_hip-<pid>/`.
-struct Chroot {
-    root: PathBuf,
+/// This test process's corner of a chroot of `scripts/sid-chroot` (HIP 6.4.3's sid chroot, or
+/// the ROCm 7.2.4 one): `<root>/softgpu/integration_hip-<pid>/`, with the sources of
+/// `integration/hip/` in `src/` and the host-built shim.
+struct Corner {
+    chroot: common::Chroot,
     work: Place,
     shim: Place,
 }
 
-fn chroot_root() -> PathBuf {
-    std::env::var_os("SOFTGPU_SID_CHROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
-}
-
-fn chroot() -> &'static Chroot {
-    static CHROOT: OnceLock<Chroot> = OnceLock::new();
-    CHROOT.get_or_init(|| {
-        let root = chroot_root();
-        let ready = root.join(".softgpu-ready");
+/// The corner of `hip`'s chroot, set up once per test process; None for the host's HIP.
+/// A chroot that is not ready fails the test with the command that builds it.
+fn corner(hip: Hip) -> Option<&'static Corner> {
+    static CORNERS: [OnceLock<Corner>; Hip::ALL.len()] = [const { OnceLock::new() }; 3];
+    let chroot = hip.chroot()?;
+    let i = Hip::ALL.iter().position(|h| *h == hip).unwrap();
+    Some(CORNERS[i].get_or_init(|| {
+        let ready = chroot.root.join(".softgpu-ready");
+        let hint = format!("run {} (scripts/test does it)", chroot.build);
         let stamp = std::fs::read_to_string(&ready).unwrap_or_else(|_| {
             panic!(
-                "the Debian sid chroot with HIP 6.4.3 is not ready ({} is missing): {CHROOT_HINT}",
+                "the chroot with HIP {} is not ready ({} is missing): {hint}",
+                hip.release(),
                 ready.display()
             )
         });
         assert!(
-            stamp.contains("libamdhip64-6=6.4."),
-            "the sid chroot at {} holds `{}`, not HIP 6.4 (libamdhip64-6=6.4.*): remove it and \
-             {CHROOT_HINT}",
-            root.display(),
-            stamp.trim()
+            stamp.contains(chroot.hip_package),
+            "the chroot at {} holds `{}`, not HIP {} ({}*): remove it and {hint}",
+            chroot.root.display(),
+            stamp.trim(),
+            hip.version(),
+            chroot.hip_package
         );
-        let dir = common::process_dir_in_chroot(&root, "integration_hip");
-        let work = Place {
-            host: dir.host,
-            seen: dir.seen,
-        };
+        let work = common::process_dir_in_chroot(&chroot.root, "integration_hip");
         std::fs::create_dir_all(work.host.join("src")).unwrap();
         for entry in std::fs::read_dir(repo().join("integration/hip")).unwrap() {
             let path = entry.unwrap().path();
@@ -136,59 +129,41 @@ fn chroot() -> &'static Chroot {
                     .unwrap();
             }
         }
-        let shim = Place {
-            host: work.host.join("libsoftgpu_hsa.so"),
-            seen: format!("{}/libsoftgpu_hsa.so", work.seen),
-        };
+        let shim = work.join("libsoftgpu_hsa.so");
         std::fs::copy(self::shim(), &shim.host).unwrap();
-        Chroot { root, work, shim }
-    })
+        Corner { chroot, work, shim }
+    }))
 }
 
 /// The directory for `hip`'s binaries and runs.
 fn base(hip: Hip) -> Place {
-    match hip {
-        Hip::V5_2 => {
-            let host = Path::new(env!("CARGO_TARGET_TMPDIR"))
+    match corner(hip) {
+        None => Place::host(
+            Path::new(env!("CARGO_TARGET_TMPDIR"))
                 .join("integration_hip")
-                .join(hip.label());
-            let seen = host.display().to_string();
-            Place { host, seen }
-        }
-        Hip::V6_4 => {
-            let c = chroot();
-            Place {
-                host: c.work.host.join(hip.label()),
-                seen: format!("{}/{}", c.work.seen, hip.label()),
-            }
-        }
+                .join(hip.label()),
+        ),
+        Some(c) => c.work.join(hip.label()),
     }
 }
 
 fn sub(p: &Place, name: &str) -> Place {
-    Place {
-        host: p.host.join(name),
-        seen: format!("{}/{name}", p.seen),
-    }
+    p.join(name)
 }
 
 fn shim_for(hip: Hip) -> Place {
-    match hip {
-        Hip::V5_2 => {
-            let host = shim();
-            let seen = host.display().to_string();
-            Place { host, seen }
-        }
-        Hip::V6_4 => chroot().shim.clone(),
+    match corner(hip) {
+        None => Place::host(shim()),
+        Some(c) => c.shim.clone(),
     }
 }
 
 /// A command that runs `argv` as seen by the program: directly on the host, or inside the
-/// chroot through `scripts/sid-chroot --run` (which execs, so the child's pid is the program's).
-/// `env` replaces the whole environment.
+/// chroot through `scripts/sid-chroot [--rocm7] --run` (which execs, so the child's pid is the
+/// program's). `env` replaces the whole environment.
 fn command(hip: Hip, cwd: &Place, env: &[(String, String)], argv: &[String]) -> Command {
-    match hip {
-        Hip::V5_2 => {
+    match corner(hip) {
+        None => {
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..])
                 .env_clear()
@@ -196,13 +171,11 @@ fn command(hip: Hip, cwd: &Place, env: &[(String, String)], argv: &[String]) -> 
                 .current_dir(&cwd.host);
             cmd
         }
-        Hip::V6_4 => {
-            let _ = chroot();
-            let mut cmd = Command::new(repo().join("scripts/sid-chroot"));
-            cmd.args(["--run", "--", "/usr/bin/env", "-i", "-C", &cwd.seen])
+        Some(c) => {
+            let mut cmd = c.chroot.run_command();
+            cmd.args(["/usr/bin/env", "-i", "-C", &cwd.seen])
                 .args(env.iter().map(|(k, v)| format!("{k}={v}")))
-                .args(argv)
-                .env("SOFTGPU_SID_CHROOT", &chroot().root);
+                .args(argv);
             cmd
         }
     }
@@ -239,18 +212,19 @@ fn cached(hip: Hip, what: &str, build: impl FnOnce() -> Built) -> Place {
 }
 
 fn src(hip: Hip, file: &str) -> String {
-    match hip {
-        Hip::V5_2 => repo()
-            .join("integration/hip")
-            .join(file)
-            .display()
-            .to_string(),
-        Hip::V6_4 => format!("{}/src/{file}", chroot().work.seen),
+    format!("{}/{file}", include_dir(hip))
+}
+
+/// `integration/hip/` as the compiler sees it (the headers' directory too).
+fn include_dir(hip: Hip) -> String {
+    match corner(hip) {
+        None => repo().join("integration/hip").display().to_string(),
+        Some(c) => format!("{}/src", c.work.seen),
     }
 }
 
 fn hipcc(hip: Hip, args: Vec<String>, what: &str) -> Result<(), String> {
-    if hip == Hip::V5_2 && !Path::new("/usr/bin/hipcc").exists() {
+    if corner(hip).is_none() && !Path::new("/usr/bin/hipcc").exists() {
         return Err(format!("hipcc is not installed on the host: {SETUP_HINT}"));
     }
     let dir = base(hip);
@@ -279,10 +253,7 @@ fn build(hip: Hip, name: &str) -> Place {
     cached(hip, name, || {
         let exe = sub(&sub(&base(hip), "bin"), name);
         std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
-        let include = match hip {
-            Hip::V5_2 => repo().join("integration/hip").display().to_string(),
-            Hip::V6_4 => format!("{}/src", chroot().work.seen),
-        };
+        let include = include_dir(hip);
         hipcc(
             hip,
             vec![
@@ -308,10 +279,7 @@ fn build_asan(hip: Hip, name: &str) -> Place {
     cached(hip, &what, || {
         let exe = sub(&sub(&base(hip), "bin"), &what);
         std::fs::create_dir_all(exe.host.parent().unwrap()).unwrap();
-        let include = match hip {
-            Hip::V5_2 => repo().join("integration/hip").display().to_string(),
-            Hip::V6_4 => format!("{}/src", chroot().work.seen),
-        };
+        let include = include_dir(hip);
         hipcc(
             hip,
             vec![
@@ -2470,7 +2438,226 @@ fn lint_classes(hip: Hip) {
     }
 }
 
-/// The same tests for each HIP version: `hip_5_2::<test>` and `hip_6_4::<test>`.
+/// `sg_pattern_byte` of `integration/hip/sg_hip.h`: the byte a program's pattern `seed` has at
+/// offset `i`.
+fn pattern_byte(seed: u32, i: u64) -> u8 {
+    let mut x = u64::from(seed)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(i.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 32;
+    x as u8
+}
+
+/// What `rocr7`'s file (`rocr7-ais.bin`, in its run directory) holds after the run: 4096 zero
+/// bytes, the 64 KiB the program wrote there (pattern 71, read into device memory by
+/// hipAmdFileRead), then the 64 KiB hipAmdFileWrite wrote from device memory (pattern 72).
+fn rocr7_file_problems(run: &Run) -> Vec<String> {
+    const N: u64 = 64 * 1024;
+    let path = run.dir.host.join("rocr7-ais.bin");
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => return vec![format!("the program's file {}: {e}", path.display())],
+    };
+    if bytes.len() as u64 != 4096 + 2 * N {
+        return vec![format!(
+            "the program's file holds {} bytes, expected {}",
+            bytes.len(),
+            4096 + 2 * N
+        )];
+    }
+    let mut p = Vec::new();
+    if let Some(i) = bytes[..4096].iter().position(|b| *b != 0) {
+        p.push(format!("file byte {i} is {:#x}, expected 0", bytes[i]));
+    }
+    for (seed, start, what) in [
+        (71, 4096, "the block hipAmdFileRead read"),
+        (72, 4096 + N, "the block hipAmdFileWrite wrote"),
+    ] {
+        let block = &bytes[start as usize..(start + N) as usize];
+        if let Some(i) = (0..N).find(|&i| block[i as usize] != pattern_byte(seed, i)) {
+            p.push(format!(
+                "{what}: file byte {} is {:#x}, expected {:#x}",
+                start + i,
+                block[i as usize],
+                pattern_byte(seed, i)
+            ));
+        }
+    }
+    p
+}
+
+/// How often the shim received each function (`SOFTGPU_CALL_COUNTS`, virtual mode).
+fn received_counts(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("no call-count file {}: {e}", path.display()))?;
+    let shim: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["role"] == "shim")
+        .collect();
+    match shim.as_slice() {
+        [one] => Ok(one["received"].clone()),
+        _ => Err(format!(
+            "{} `shim` lines in {}, expected one: {text}",
+            shim.len(),
+            path.display()
+        )),
+    }
+}
+
+/// `rocr7`: the ROCr 7.2.4 functions HIP 7.2.4 binds, reached through HIP's public API (see
+/// `integration/hip/rocr7.cpp`). On HIP 7.2 every check holds, the shim received each function
+/// the program reaches (and `hsa_amd_vmem_address_reserve_align` never: HIP 7.2.4 calls it only
+/// for managed memory under HMM, which SoftGPU does not offer), the refused dma-buf export is
+/// logged once, the program's file holds exactly the bytes that moved, and the one probe's
+/// pointers (the texture, a VMM mapping, the file's device buffer) are each in an allocation.
+/// On HIP 5.2 and 6.4 the program reports the APIs absent and checks nothing else.
+fn rocr7(hip: Hip) {
+    let exe = build(hip, "rocr7");
+    let seven = hip == Hip::V7_2;
+    let want = if seven {
+        Expect {
+            dispatches: vec![kd(
+                "_Z11rocr7_probeP13__hip_texturePfS1_.kd",
+                "rocr7_probe(__hip_texture*, float*, float*)",
+                [64, 1, 1],
+                [64, 1, 1],
+                0,
+                1,
+            )],
+            rejected: vec![],
+            blits: vec![],
+            facts: facts(&[
+                ("rocr7_apis", "present"),
+                // HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX and _CURRENT as the shim answers them;
+                // HIP has no minimum from the runtime.
+                ("scratch_min", "0"),
+                ("scratch_max", "4294967296"),
+                ("scratch_current_initial", "4294967296"),
+                ("scratch_current_set", "1073741824"),
+                ("scratch_over_max", "refused"),
+                ("scratch", "ok"),
+                ("file_read_status", "0"),
+                ("file_write_status", "0"),
+                ("file_refusals", "host,past_end"),
+                ("file_io", "ok"),
+                // CLR 7.2.4's hipMemAddressReserve passes no alignment to the runtime.
+                ("reserve_requested_alignment", "ignored"),
+                ("reserve_align", "ok"),
+                ("vmm_export", "fd"),
+                ("retain", "ok"),
+                // CLAMP_LAST_TEXEL, MIRROR, CLAMP_BORDER: one address mode per axis.
+                ("sampler_clamp_xyz", "2,1,6"),
+                ("sampler", "ok"),
+                // hipErrorInvalidValue, from the refused hsa_amd_portable_export_dmabuf.
+                ("dmabuf_export", "refused:1"),
+                ("dmabuf", "ok"),
+                ("copy_engine", "ok"),
+                ("checks", "7"),
+                ("probe", "launched"),
+                ("unmapped_retain", "refused"),
+            ]),
+        }
+    } else {
+        Expect {
+            facts: facts(&[("rocr7_apis", "absent")]),
+            ..Default::default()
+        }
+    };
+    let mut report = Vec::new();
+    for mode in MODES {
+        let tag = "rocr7";
+        let dir = sub(&sub(&base(hip), "runs"), &format!("{tag}-{}", mode.label()));
+        let counts = sub(&dir, "calls.jsonl");
+        let run = run(
+            hip,
+            &exe,
+            &[],
+            mode,
+            tag,
+            &[("SOFTGPU_CALL_COUNTS", counts.seen.as_str())],
+        );
+        let mut p = problems(&run, &want);
+        if seven {
+            p.extend(rocr7_file_problems(&run));
+            match received_counts(&counts.host) {
+                Err(e) => p.push(e),
+                Ok(got) => {
+                    let n = |f: &str| got[f].as_u64().unwrap_or(0);
+                    for (f, want) in [
+                        // The limit set, and the one past the maximum (refused).
+                        ("hsa_amd_agent_set_async_scratch_limit", 2),
+                        // Two read, one refused for host memory, one past the end.
+                        ("hsa_amd_ais_file_read", 3),
+                        ("hsa_amd_ais_file_write", 1),
+                        ("hsa_amd_vmem_retain_alloc_handle", 1),
+                        ("hsa_amd_vmem_export_shareable_handle", 1),
+                        ("hsa_ext_sampler_create_v2", 1),
+                        ("hsa_amd_portable_export_dmabuf", 1),
+                        ("hsa_amd_vmem_address_reserve_align", 0),
+                    ] {
+                        if n(f) != want {
+                            p.push(format!(
+                                "the shim received {f} {} times, expected {want}",
+                                n(f)
+                            ));
+                        }
+                    }
+                    if n("hsa_amd_memory_get_preferred_copy_engine") == 0 {
+                        p.push(
+                            "the shim never received hsa_amd_memory_get_preferred_copy_engine"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            let refusals = run
+                .stderr
+                .lines()
+                .filter(|l| {
+                    l.contains("hsa_amd_portable_export_dmabuf is not implemented by SoftGPU")
+                })
+                .count();
+            if refusals != 1 {
+                p.push(format!(
+                    "{refusals} log lines say hsa_amd_portable_export_dmabuf was refused, expected one"
+                ));
+            }
+            for r in run
+                .records
+                .iter()
+                .filter(|r| r["type"] == "kernel_dispatch")
+            {
+                let codes: Vec<&str> = r["arg_findings"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|f| f["code"].as_str()).collect())
+                    .unwrap_or_default();
+                if codes != ["pointer_in_allocation"; 3] {
+                    p.push(format!(
+                        "the probe's pointer findings are {codes:?}, expected three \
+                         pointer_in_allocation (call {})",
+                        r["call"]
+                    ));
+                }
+            }
+        }
+        if !p.is_empty() {
+            report.push(format!(
+                "{}: {} problem(s):\n  {}\n{}",
+                run.what,
+                p.len(),
+                p.join("\n  "),
+                run.context()
+            ));
+        }
+    }
+    assert!(report.is_empty(), "\n{}", report.join("\n\n"));
+}
+
+/// The same tests for each HIP version: `hip_5_2::<test>`, `hip_6_4::<test>` and
+/// `hip_7_2::<test>` (`cargo test --release --test integration_hip hip_7_2::` runs one version).
 macro_rules! per_hip_version {
     ($($test:ident => $body:expr;)*) => {
         mod hip_5_2 {
@@ -2480,6 +2667,10 @@ macro_rules! per_hip_version {
         mod hip_6_4 {
             use super::*;
             $(#[test] fn $test() { ($body)(Hip::V6_4) })*
+        }
+        mod hip_7_2 {
+            use super::*;
+            $(#[test] fn $test() { ($body)(Hip::V7_2) })*
         }
     };
 }
@@ -2582,6 +2773,8 @@ per_hip_version! {
         => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "fork"));
     intercept_and_observe_keep_a_shell_from_system_out_of_the_capture
         => |hip| over_a_stand_in_rocr(hip, |hip| fork(hip, "system"));
+    the_rocr_7_2_functions_hip_7_binds_answer_as_rocr_does_and_older_hips_report_them_absent
+        => rocr7;
 }
 
 // ---------------------------------------------------------------------------
@@ -2612,23 +2805,35 @@ fn every_hip_program_in_integration_hip_is_run_by_some_test() {
     );
 }
 
-#[test]
-fn the_sid_chroot_is_ready_with_hip_6_4_and_runs_the_host_built_shim() {
-    let c = chroot();
-    // The shim loads inside the chroot (glibc and friends of sid are new enough for it).
-    let out = Command::new(repo().join("scripts/sid-chroot"))
-        .args(["--run", "--", "/usr/bin/env", "-i"])
+/// The chroot of `hip` is ready and the host-built shim loads inside it (its glibc and the rest
+/// are new enough for it).
+fn chroot_runs_the_host_built_shim(hip: Hip) {
+    let c = corner(hip).expect("a HIP version that runs in a chroot");
+    let out = c
+        .chroot
+        .run_command()
+        .args(["/usr/bin/env", "-i"])
         .arg(format!("LD_PRELOAD={}", c.shim.seen))
         .args(["SOFTGPU_SUMMARY=0", "/bin/true"])
-        .env("SOFTGPU_SID_CHROOT", &c.root)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && !err.contains("cannot be preloaded"),
-        "running /bin/true with the shim preloaded inside the chroot failed ({}): {err}",
+        "running /bin/true with the shim preloaded inside the chroot at {} failed ({}): {err}",
+        c.chroot.root.display(),
         out.status
     );
+}
+
+#[test]
+fn the_sid_chroot_is_ready_with_hip_6_4_and_runs_the_host_built_shim() {
+    chroot_runs_the_host_built_shim(Hip::V6_4);
+}
+
+#[test]
+fn the_rocm7_chroot_is_ready_with_hip_7_2_and_runs_the_host_built_shim() {
+    chroot_runs_the_host_built_shim(Hip::V7_2);
 }
 
 #[test]

@@ -1,8 +1,10 @@
 // Helpers shared by SoftGPU's HIP integration programs (integration/hip/*.cpp).
 //
 // The programs are ordinary HIP programs, built with `hipcc --offload-arch=gfx90a -O1` and run
-// under LD_PRELOAD=libsoftgpu_hsa.so by tests/integration_hip.rs, on HIP 5.2.3 (the host) and
-// HIP 6.4.3 (the Debian sid chroot of scripts/sid-chroot).
+// under LD_PRELOAD=libsoftgpu_hsa.so by tests/integration_hip.rs, on HIP 5.2.3 (the host), HIP
+// 6.4.3 (the Debian sid chroot of scripts/sid-chroot) and HIP 7.2.4 (the ROCm 7 chroot of
+// scripts/sid-chroot --rocm7). An API one version lacks is guarded with HIP_VERSION_MAJOR, and
+// the program says through its facts what it did instead.
 //
 // Kernels never run under SoftGPU, and neither do HIP's own blit kernels (hipMemset, device-to-
 // device copies). So a program never checks a kernel's output as computed; where it looks at a
