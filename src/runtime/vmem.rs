@@ -352,7 +352,11 @@ mod tests {
             Err(VmemError::InvalidArgument),
             "freed with its last mapping"
         );
-        assert_eq!(retain(va), Err(VmemError::InvalidArgument), "nothing mapped");
+        assert_eq!(
+            retain(va),
+            Err(VmemError::InvalidArgument),
+            "nothing mapped"
+        );
 
         // Still referenced at the unmap: it stays until its release.
         let h = handle_create(7, 4096, 0).unwrap();
