@@ -130,20 +130,26 @@ pub fn kill_group(pgid: u32) {
         .status();
 }
 
-/// The two HIP versions the suite runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The three HIP versions the suite runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Hip {
     /// Debian bookworm's HIP 5.2.3, on the host.
     V5_2,
     /// Debian sid's HIP 6.4.3, in the chroot of scripts/sid-chroot.
     V6_4,
+    /// Debian experimental's HIP 7.2.4 (ROCm 7.2.4), in the chroot of
+    /// `scripts/sid-chroot --rocm7`.
+    V7_2,
 }
 
 impl Hip {
+    pub const ALL: [Hip; 3] = [Hip::V5_2, Hip::V6_4, Hip::V7_2];
+
     pub fn label(self) -> &'static str {
         match self {
             Hip::V5_2 => "hip-5.2",
             Hip::V6_4 => "hip-6.4",
+            Hip::V7_2 => "hip-7.2",
         }
     }
     /// What a program reports as HIP_VERSION_MAJOR.MINOR of the headers used.
@@ -151,7 +157,60 @@ impl Hip {
         match self {
             Hip::V5_2 => "5.2",
             Hip::V6_4 => "6.4",
+            Hip::V7_2 => "7.2",
         }
+    }
+    /// The full ROCm release, for messages and the matrix.
+    pub fn release(self) -> &'static str {
+        match self {
+            Hip::V5_2 => "5.2.3",
+            Hip::V6_4 => "6.4.3",
+            Hip::V7_2 => "7.2.4",
+        }
+    }
+    /// The chroot this version runs in (None: the host), its readiness
+    /// marker's expected HIP package, and the command that builds it.
+    pub fn chroot(self) -> Option<Chroot> {
+        match self {
+            Hip::V5_2 => None,
+            Hip::V6_4 => Some(Chroot {
+                root: sid_root(),
+                hip_package: "libamdhip64-6=6.4.",
+                build: "./scripts/sid-chroot",
+                flag: None,
+            }),
+            Hip::V7_2 => Some(Chroot {
+                root: rocm7_root(),
+                hip_package: "libamdhip64-7=7.2.",
+                build: "./scripts/sid-chroot --rocm7",
+                flag: Some("--rocm7"),
+            }),
+        }
+    }
+}
+
+/// A chroot of `scripts/sid-chroot`.
+#[derive(Clone, Debug)]
+pub struct Chroot {
+    pub root: PathBuf,
+    /// The start of the `package=version` its `.softgpu-ready` marker names.
+    pub hip_package: &'static str,
+    /// The command that builds it (for hints).
+    pub build: &'static str,
+    /// The flavour flag `scripts/sid-chroot` takes first for it.
+    pub flag: Option<&'static str>,
+}
+
+impl Chroot {
+    /// `scripts/sid-chroot [--rocm7] --run -- ` with the chroot's location in
+    /// the environment: append the command (paths as the chroot sees them).
+    pub fn run_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(repo().join("scripts/sid-chroot"));
+        cmd.args(self.flag)
+            .args(["--run", "--"])
+            .env("SOFTGPU_SID_CHROOT", sid_root())
+            .env("SOFTGPU_ROCM7_CHROOT", rocm7_root());
+        cmd
     }
 }
 
@@ -233,6 +292,14 @@ pub fn sid_root() -> PathBuf {
     std::env::var_os("SOFTGPU_SID_CHROOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/sid"))
+}
+
+/// The Debian sid + experimental chroot with ROCm 7.2.4 (`scripts/sid-chroot --rocm7`):
+/// `$SOFTGPU_ROCM7_CHROOT`, default `/var/cache/softgpu/rocm7`.
+pub fn rocm7_root() -> PathBuf {
+    std::env::var_os("SOFTGPU_ROCM7_CHROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu/rocm7"))
 }
 
 /// A file or directory as the host sees it (`host`) and as the program sees it (`seen`: the
