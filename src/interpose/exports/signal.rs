@@ -195,12 +195,22 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
 /// A value write to a signal: wakes waiters, rings the queue if it is a
 /// doorbell, and lets the async handlers the write (or the packets the
 /// doorbell completed) made due run before the write returns.
+///
+/// A doorbell store can make a handler due only by completing a packet
+/// that carries a completion signal, and every completion moves the signal
+/// generation: a store that completed none (a launch loop's dispatches have
+/// no completion signal) does not look at the handlers, so the doorbell path
+/// takes no lock for them.
 #[inline]
 pub(super) fn after_write(slot: &signals::SignalSlot) {
     signals::notify_change();
     if slot.doorbell_queue.load(Ordering::Relaxed) != 0 {
         if let Ok(rt) = runtime::get() {
+            let before = signals::generation();
             queues::doorbell_store(slot, &rt.ctx);
+            if signals::generation() == before {
+                return;
+            }
         }
     }
     runtime::events::let_due_handlers_run();
