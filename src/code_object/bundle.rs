@@ -731,6 +731,8 @@ where
         limits,
         budget: limits.max_decompressed_total,
         bundles: 0,
+        entry: Vec::new(),
+        head: Vec::new(),
     };
     if head.starts_with(&ELF_MAGIC) {
         let machine = head
@@ -983,6 +985,13 @@ struct Reader<'l> {
     budget: u64,
     /// Bundles read so far.
     bundles: usize,
+    /// The buffer the entries of compressed bundles are decompressed into,
+    /// kept from one entry and one bundle to the next: it grows to the
+    /// largest entry and is never zeroed again.
+    entry: Vec<u8>,
+    /// Likewise, the buffer a compressed bundle's first bytes (its entry
+    /// table) are decompressed into.
+    head: Vec<u8>,
 }
 
 impl Reader<'_> {
@@ -1164,13 +1173,17 @@ impl Reader<'_> {
                 .saturating_mul(ENTRY_FIXED_SIZE.saturating_add(self.limits.max_id_len)),
         );
         let head_len = declared.min(table_max);
-        let mut head = Vec::new();
-        alloc_zeroed(&mut head, head_len).map_err(|kind| inside(0, kind))?;
-        flow.fill(&mut head).map_err(in_payload)?;
+        let mut head_buf = std::mem::take(&mut self.head);
+        if (head_buf.len() as u64) < head_len {
+            let grow = head_len - head_buf.len() as u64;
+            grow_zeroed(&mut head_buf, grow).map_err(|kind| inside(0, kind))?;
+        }
+        let head = &mut head_buf[..head_len as usize];
+        flow.fill(head).map_err(in_payload)?;
         if !head.starts_with(BUNDLE_MAGIC) {
             return Err(inside(0, NotABundle));
         }
-        let (entries, _) = plain(&head, declared, self.limits).map_err(|(o, k)| inside(o, k))?;
+        let (entries, _) = plain(head, declared, self.limits).map_err(|(o, k)| inside(o, k))?;
         self.budget -= declared;
         let info = BundleInfo {
             offset: at,
@@ -1183,7 +1196,7 @@ impl Reader<'_> {
             .filter(|&i| info.entries[i].is_device_code())
             .collect();
         order.sort_by_key(|&i| info.entries[i].offset);
-        let mut bytes = Vec::new();
+        let mut bytes = std::mem::take(&mut self.entry);
         for index in order {
             let e = &info.entries[index];
             if e.size > self.limits.max_decompressed {
@@ -1198,8 +1211,14 @@ impl Reader<'_> {
             }
             // Non-empty entries do not overlap and come in offset order, so
             // an entry starts in the head or at or after the stream's place.
-            bytes.clear();
-            alloc_zeroed(&mut bytes, e.size).map_err(|kind| inside(e.offset, kind))?;
+            // Every byte of `bytes[..e.size]` is written below (from the
+            // head, then from the stream), so the buffer is only grown (and
+            // zeroed) where it is too short.
+            if (bytes.len() as u64) < e.size {
+                let grow = e.size - bytes.len() as u64;
+                grow_zeroed(&mut bytes, grow).map_err(|kind| inside(e.offset, kind))?;
+            }
+            let bytes = &mut bytes[..e.size as usize];
             let end = e.offset + e.size;
             let from_head = head_len.clamp(e.offset, end) - e.offset;
             if from_head > 0 {
@@ -1214,12 +1233,12 @@ impl Reader<'_> {
             }
             visit(Visit::Entry {
                 index,
-                bytes: &bytes,
+                bytes: &*bytes,
             })
             .map_err(ScanError::Visit)?;
         }
-        drop(bytes);
-        drop(head);
+        self.entry = bytes;
+        self.head = head_buf;
         flow.finish().map_err(in_payload)?;
         Ok(size)
     }
@@ -1317,14 +1336,14 @@ impl Reader<'_> {
     }
 }
 
-/// Makes `v` (empty) `len` zero bytes, or says the allocation failed.
-fn alloc_zeroed(v: &mut Vec<u8>, len: u64) -> Result<(), BundleErrorKind> {
+/// Appends `more` zero bytes to `v`, or says the allocation failed.
+fn grow_zeroed(v: &mut Vec<u8>, more: u64) -> Result<(), BundleErrorKind> {
     let failed = || BundleErrorKind::Io {
-        message: format!("cannot allocate {len} bytes"),
+        message: format!("cannot allocate {more} bytes"),
     };
-    let n = usize::try_from(len).map_err(|_| failed())?;
+    let n = usize::try_from(more).map_err(|_| failed())?;
     v.try_reserve_exact(n).map_err(|_| failed())?;
-    v.resize(n, 0);
+    v.resize(v.len() + n, 0);
     Ok(())
 }
 

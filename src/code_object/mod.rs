@@ -27,8 +27,8 @@
 //! still used.
 
 pub mod bundle;
-pub mod dynsym;
 mod demangle;
+pub mod dynsym;
 mod elf;
 mod error;
 mod kd;
@@ -36,6 +36,7 @@ mod metadata;
 pub mod msgpack;
 
 use std::collections::HashMap;
+use std::hash::BuildHasher as _;
 
 pub use demangle::{Rewritten, demangle, kernel_name, rewrite_for_cpp_demangle};
 pub use elf::{EF_AMDGPU_MACH, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, RelocationType};
@@ -193,8 +194,36 @@ pub struct CodeObject {
     segment_data: Vec<Vec<u8>>,
     relocations: Vec<Relocation>,
     reloc_symbols: Vec<RelocSymbol>,
-    by_name: HashMap<String, usize>,
+    /// Indices into `symbols`, by name: hashed once with `hasher` when
+    /// parsed, with no second copy of the names.
+    by_name: SymbolIndex,
     metadata: MetadataNotes,
+}
+
+/// The index of [`CodeObject::symbols`] by name: indices, found by the hash
+/// of the name (SipHash with a random key, as `HashMap`'s) and compared with
+/// the symbol's own name. A table of 200,000 kernels has 400,000 names (the
+/// descriptor and the function), each in `.dynsym` and `.symtab`: each
+/// occurrence is hashed once and no name is copied twice.
+#[derive(Clone, Debug, Default)]
+struct SymbolIndex {
+    table: hashbrown::HashTable<usize>,
+    hasher: std::hash::RandomState,
+}
+
+impl SymbolIndex {
+    fn hash(&self, name: &str) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
+    /// The index of the symbol named `name` in `symbols`.
+    fn get(&self, symbols: &[Symbol], name: &str) -> Option<usize> {
+        self.table
+            .find(self.hash(name), |&i| {
+                symbols.get(i).is_some_and(|s| s.name == name)
+            })
+            .copied()
+    }
 }
 
 /// What the metadata notes of a code object said, merged.
@@ -670,7 +699,7 @@ fn symbol_tables<'s, 'a>(sections: &'s [Section<'a>]) -> impl Iterator<Item = &'
     of(SHT_DYNSYM).chain(of(SHT_SYMTAB))
 }
 
-type SymbolList = (Vec<Symbol>, HashMap<String, usize>);
+type SymbolList = (Vec<Symbol>, SymbolIndex);
 
 fn symbols(
     bytes: &[u8],
@@ -678,10 +707,16 @@ fn symbols(
     load_size: u64,
     names: &mut NameBudget,
 ) -> Result<SymbolList, CodeObjectError> {
-    let mut list = Vec::new();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut list: Vec<Symbol> = Vec::new();
+    let mut by_name = SymbolIndex::default();
     for s in symbol_tables(sections) {
         let table = symbol_table(bytes, sections, s)?;
+        // At most one new name per entry, and the entries are in the file
+        // (at most MAX_SYMBOLS of them): reserved once, not rehashed as the
+        // index grows.
+        by_name.table.reserve(table.entries.len(), |&i| {
+            by_name.hasher.hash_one(list[i].name.as_str())
+        });
         for i in 1..table.count() {
             let Some(sym) = table.get(i) else { break };
             let t = sym.st_type();
@@ -695,7 +730,15 @@ fn symbols(
                 continue;
             }
             let name = table.name(sym.st_name(LE), names)?;
-            if name.is_empty() || by_name.contains_key(name) {
+            if name.is_empty() {
+                continue;
+            }
+            let hash = by_name.hash(name);
+            if by_name
+                .table
+                .find(hash, |&i| list[i].name == name)
+                .is_some()
+            {
                 continue;
             }
             let Some(section) = sections.get(usize::from(shndx.0)) else {
@@ -721,10 +764,11 @@ fn symbols(
                 STT_FUNC => SymbolKind::Function,
                 _ => SymbolKind::Other,
             };
-            let name = name.to_owned();
-            by_name.insert(name.clone(), list.len());
+            by_name.table.insert_unique(hash, list.len(), |&i| {
+                by_name.hasher.hash_one(list[i].name.as_str())
+            });
             list.push(Symbol {
-                name,
+                name: name.to_owned(),
                 kind,
                 value: st_value,
                 size: st_size,
@@ -1129,10 +1173,10 @@ impl CodeObject {
 
     /// The defined symbol named `name`.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
-        match self.by_name.get(name).and_then(|&i| self.symbols.get(i)) {
-            Some(s) if s.name == name => Some(s),
+        match self.by_name.get(&self.symbols, name) {
+            Some(i) => self.symbols.get(i),
             // `symbols` is public and may have been edited: fall back to a scan.
-            _ => self.symbols.iter().find(|s| s.name == name),
+            None => self.symbols.iter().find(|s| s.name == name),
         }
     }
 
