@@ -15,8 +15,9 @@
 //! device code; what it read (code objects, their versions and targets,
 //! kernels) is reported per side. Extracting it reads about 15 GB (sid) and
 //! 11 GB holding about 60 GB of compressed code objects (ROCm 7.2.4); the
-//! lists are cached per file (path, size, modification time) under the
-//! target directory, so only the first run pays for that (see
+//! lists are cached per file (path, size, modification time, and a hash of
+//! the reader's source) in `/var/cache/softgpu/demangle-corpus`, outside the
+//! checkout, so only the first run pays for that (see
 //! docs/CODE_OBJECTS.md for the times measured; later runs take seconds).
 //!
 //! A missing chroot, package or tool is a failure that says what to install,
@@ -38,7 +39,7 @@ use common::{cli, repo};
 const CHROOT_HINT: &str = "run ./scripts/sid-chroot (scripts/test does it)";
 const ROCM7_HINT: &str = "run ./scripts/sid-chroot --rocm7 --realworld (scripts/test does it)";
 /// Bumped when the cache's format or the extraction changes.
-const CACHE_VERSION: &str = "demangle-corpus v2";
+const CACHE_VERSION: &str = "demangle-corpus v3";
 
 fn chroot_root() -> PathBuf {
     std::env::var_os("SOFTGPU_SID_CHROOT")
@@ -402,10 +403,55 @@ struct Kernel {
     symbol: String,
 }
 
+/// Where the per-file lists are kept: outside the checkout, so that a clean
+/// clone (CI) does not pay for the extraction again. `$SOFTGPU_CACHE`
+/// (default `/var/cache/softgpu`, where the chroots live) `/demangle-corpus`;
+/// the target directory when that cannot be created.
 fn cache_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("demangle-corpus");
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = std::env::var_os("SOFTGPU_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/var/cache/softgpu"));
+        let d = base.join("demangle-corpus");
+        if std::fs::create_dir_all(&d).is_ok() {
+            return d;
+        }
+        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("demangle-corpus");
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    })
+    .clone()
+}
+
+/// A hash of the reader's source (`src/code_object/`, `src/cli/`): a list
+/// cached by another version of the reader is read again, never trusted.
+fn reader_fingerprint() -> u64 {
+    static FP: OnceLock<u64> = OnceLock::new();
+    *FP.get_or_init(|| {
+        let mut files = Vec::new();
+        for dir in ["src/code_object", "src/cli"] {
+            walk_sources(&repo().join(dir), &mut files);
+        }
+        files.sort();
+        let mut bytes = Vec::new();
+        for f in &files {
+            bytes.extend_from_slice(f.to_string_lossy().as_bytes());
+            bytes.extend_from_slice(&std::fs::read(f).unwrap());
+        }
+        fnv1a(&bytes)
+    })
+}
+
+fn walk_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk_sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
 }
 
 /// What `softgpu objects --json` read of one code object.
@@ -466,7 +512,8 @@ fn kernel_symbols(path: &Path) -> FileRead {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
     let key = format!(
-        "{CACHE_VERSION}\t{}\t{}\t{mtime}",
+        "{CACHE_VERSION}\t{:016x}\t{}\t{}\t{mtime}",
+        reader_fingerprint(),
         path.display(),
         meta.len()
     );
