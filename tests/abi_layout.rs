@@ -442,14 +442,14 @@ fn check_against(
     let mismatches: Vec<String> = layout_mismatches
         .collect::<Vec<_>>()
         .into_iter()
-        .chain(constants.iter().filter_map(
-            |&(name, value)| match c.get(&Key::Const(name.to_string())) {
+        .chain(constants.iter().filter_map(|&(name, value)| {
+            match c.get(&Key::Const(name.to_string())) {
                 Some(&v) if v == value as i128 => None,
                 other => Some(format!(
                     "{name}: ROCr {release} says {other:?}, Rust says {value}"
                 )),
-            },
-        ))
+            }
+        }))
         .collect();
     assert!(
         mismatches.is_empty(),

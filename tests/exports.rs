@@ -167,8 +167,7 @@ fn every_function_rocms_opencl_runtime_7_2_4_imports_is_in_the_table() {
 }
 
 #[test]
-fn the_eight_functions_hip_7_2_4_binds_that_rocr_6_4_3_lacks_are_answered_by_the_virtual_runtime()
-{
+fn the_eight_functions_hip_7_2_4_binds_that_rocr_6_4_3_lacks_are_answered_by_the_virtual_runtime() {
     // HIP 7.2.4 imports them; before they had rows, the dynamic linker bound
     // them in the real, uninitialised ROCr, and the bundled example crashed.
     for name in [
@@ -242,7 +241,14 @@ fn future_rocr() -> (PathBuf, PathBuf) {
         "libhsa-runtime64.so.1",
         "future.c",
     ]);
-    run(&["-o", "prog", "prog.c", "-L.", "-l:libhsa-runtime64.so.1", "-Wl,-rpath,$ORIGIN"]);
+    run(&[
+        "-o",
+        "prog",
+        "prog.c",
+        "-L.",
+        "-l:libhsa-runtime64.so.1",
+        "-Wl,-rpath,$ORIGIN",
+    ]);
     (dir.clone(), dir.join("prog"))
 }
 
@@ -280,14 +286,25 @@ fn a_loaded_rocr_exporting_functions_the_shim_lacks_is_named_in_one_warning_line
         "{l}"
     );
     // hsa_init and hsa_shut_down are shadowed, so they are not named.
-    assert!(!l.contains("hsa_init") && !l.contains("hsa_shut_down"), "{l}");
+    assert!(
+        !l.contains("hsa_init") && !l.contains("hsa_shut_down"),
+        "{l}"
+    );
 }
 
 #[test]
 fn softgpu_run_names_what_the_rocr_the_loader_finds_exports_and_the_shim_lacks_before_it_starts() {
     let (dir, _) = future_rocr();
     let out = Command::new(cli())
-        .args(["run", "--capture", "off", "--", "/bin/sh", "-c", "echo started >&2"])
+        .args([
+            "run",
+            "--capture",
+            "off",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo started >&2",
+        ])
         .env("LD_LIBRARY_PATH", &dir)
         .env_remove("SOFTGPU_MODE")
         .current_dir(&dir)

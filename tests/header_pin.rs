@@ -156,10 +156,10 @@ fn check_installed(pin: Pin, file: &str, hint: &str) {
         }
     }
     if !problems.is_empty() {
-        let admindir = pin
-            .chroot
-            .as_ref()
-            .map_or_else(|| PathBuf::from("/var/lib/dpkg"), |r| r.join("var/lib/dpkg"));
+        let admindir = pin.chroot.as_ref().map_or_else(
+            || PathBuf::from("/var/lib/dpkg"),
+            |r| r.join("var/lib/dpkg"),
+        );
         let installed = Command::new("dpkg-query")
             .arg(format!("--admindir={}", admindir.display()))
             .args(["-W", "-f=${Version}", &package])

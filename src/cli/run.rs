@@ -239,7 +239,10 @@ fn locate_library(soname: &str, ld_library_path: Option<OsString>) -> Option<Pat
         let found = text.lines().find_map(|l| {
             let (name, rest) = l.trim().split_once(' ')?;
             (name == soname && rest.contains("x86-64"))
-                .then(|| rest.rsplit_once("=> ").map(|(_, p)| PathBuf::from(p.trim())))
+                .then(|| {
+                    rest.rsplit_once("=> ")
+                        .map(|(_, p)| PathBuf::from(p.trim()))
+                })
                 .flatten()
         });
         if let Some(p) = found.filter(|p| p.is_file()) {

@@ -132,11 +132,14 @@ mod tests {
     fn the_c_librarys_exports_include_its_functions_and_not_its_undefined_imports() {
         // Any glibc: `getpid` is a function it defines; it imports no `_dl_catch_`*
         // function from elsewhere under a name it does not define.
-        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6"]
-            .into_iter()
-            .map(Path::new)
-            .find(|p| p.is_file())
-            .expect("no libc.so.6 on this machine");
+        let libc = [
+            "/lib/x86_64-linux-gnu/libc.so.6",
+            "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        ]
+        .into_iter()
+        .map(Path::new)
+        .find(|p| p.is_file())
+        .expect("no libc.so.6 on this machine");
         let f = exported_functions(libc, "getpid").unwrap();
         assert_eq!(f, ["getpid"]);
     }

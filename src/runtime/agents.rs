@@ -289,9 +289,9 @@ impl Topology {
     }
 
     fn scratch_limit(&self, gpu: usize) -> u64 {
-        self.scratch_limits
-            .get(gpu)
-            .map_or(SCRATCH_LIMIT, |l| l.load(std::sync::atomic::Ordering::Relaxed))
+        self.scratch_limits.get(gpu).map_or(SCRATCH_LIMIT, |l| {
+            l.load(std::sync::atomic::Ordering::Relaxed)
+        })
     }
 
     pub fn agent_handle(&self, index: usize) -> u64 {

@@ -264,7 +264,9 @@ pub unsafe fn file_transfer(
             }
         };
         if n < 0 {
-            let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+            let e = std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
             if e == libc::EINTR {
                 continue;
             }

@@ -53,7 +53,15 @@ pub unsafe extern "C" fn hsa_amd_ais_file_read(
     // `status` are null or room for one value each, for the call.
     let (copied, st) = unsafe { (Out::from_raw(size_copied), Out::from_raw(st)) };
     status("hsa_amd_ais_file_read", || {
-        ais_transfer(handle, device_ptr, size, file_offset, copied, st, FileDirection::Read)
+        ais_transfer(
+            handle,
+            device_ptr,
+            size,
+            file_offset,
+            copied,
+            st,
+            FileDirection::Read,
+        )
     })
 }
 
@@ -68,7 +76,15 @@ pub unsafe extern "C" fn hsa_amd_ais_file_write(
     // SAFETY: as in hsa_amd_ais_file_read.
     let (copied, st) = unsafe { (Out::from_raw(size_copied), Out::from_raw(st)) };
     status("hsa_amd_ais_file_write", || {
-        ais_transfer(handle, device_ptr, size, file_offset, copied, st, FileDirection::Write)
+        ais_transfer(
+            handle,
+            device_ptr,
+            size,
+            file_offset,
+            copied,
+            st,
+            FileDirection::Write,
+        )
     })
 }
 
@@ -172,10 +188,7 @@ pub unsafe extern "C" fn hsa_amd_vmem_address_reserve_align(
     })
 }
 
-pub unsafe extern "C" fn hsa_amd_vmem_retain_alloc_handle(
-    out: *mut u64,
-    addr: *mut c_void,
-) -> u32 {
+pub unsafe extern "C" fn hsa_amd_vmem_retain_alloc_handle(out: *mut u64, addr: *mut c_void) -> u32 {
     // SAFETY: the HSA contract of hsa_amd_vmem_retain_alloc_handle: `out` is
     // null or room for one handle, for the call.
     let out = unsafe { Out::from_raw(out) };
@@ -185,7 +198,8 @@ pub unsafe extern "C" fn hsa_amd_vmem_retain_alloc_handle(
             return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
         }
         // ROCr: an address no mapping holds is INVALID_ALLOCATION.
-        let h = runtime::vmem::retain(addr as u64).map_err(|_| HsaStatus::ERROR_INVALID_ALLOCATION)?;
+        let h =
+            runtime::vmem::retain(addr as u64).map_err(|_| HsaStatus::ERROR_INVALID_ALLOCATION)?;
         out.write(h)
     })
 }
