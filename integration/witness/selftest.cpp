@@ -1,5 +1,5 @@
 // The witness's own test program (tests/realworld.rs runs it under witness.so and the shim on
-// both HIP versions): every way HIP offers to launch a kernel, once or more, so that the
+// every HIP version): every way HIP offers to launch a kernel, once or more, so that the
 // witness log can be checked against what this program did, and the capture against the log.
 //
 //   selftest MODULE.co
@@ -9,7 +9,9 @@
 //      hipLaunchKernel_spt(k_two, 3, 64) (the per-thread default stream); hipExtLaunchKernel
 //      (k_two, 5, 64) on s1.
 //   2. From MODULE.co: hipModuleLaunchKernel(m_kernel, 6 blocks of 64) and
-//      hipExtModuleLaunchKernel(m_kernel, 448 work-items in groups of 64) on s2.
+//      hipExtModuleLaunchKernel(m_kernel, 448 work-items in groups of 64) on s2. HIP 7 only:
+//      hipLaunchKernelExC(k_two, 9 blocks of 64) on s1 and hipDrvLaunchKernelEx(m_kernel, 10
+//      blocks of 64) on s2.
 //   3. A launch HIP must refuse: 2048 work-items per block (prints its status).
 //   4. hipLaunchCooperativeKernel(k_coop, 2, 64) on s1, hipLaunchCooperativeKernelMultiDevice
 //      (k_coop, 2, 64) and hipExtLaunchMultiKernelMultiDevice (k_two, 4, 64) with one entry
@@ -93,6 +95,21 @@ int main(int argc, char **argv) {
     CHECK(hipModuleGetFunction(&m_kernel, module, "m_kernel"));
     CHECK(hipModuleLaunchKernel(m_kernel, 6, 1, 1, 64, 1, 1, 0, s2, args, nullptr));
     CHECK(hipExtModuleLaunchKernel(m_kernel, 448, 1, 1, 64, 1, 1, 0, s2, args, nullptr));
+#if HIP_VERSION_MAJOR >= 7
+    // HIP 7's launches with a configuration: k_two in 9 blocks of 64 on s1, m_kernel in 10 on s2.
+    hipLaunchConfig_t config{};
+    config.gridDim = dim3(9);
+    config.blockDim = dim3(64);
+    config.stream = s1;
+    CHECK(hipLaunchKernelExC(&config, (const void *)k_two, args));
+    HIP_LAUNCH_CONFIG drv{};
+    drv.gridDimX = 10;
+    drv.gridDimY = drv.gridDimZ = 1;
+    drv.blockDimX = 64;
+    drv.blockDimY = drv.blockDimZ = 1;
+    drv.hStream = s2;
+    CHECK(hipDrvLaunchKernelEx(&drv, m_kernel, args, nullptr));
+#endif
 
     // 3.
     hipError_t refused = hipLaunchKernel((const void *)k_one, dim3(1), dim3(2048), args, 0, s1);

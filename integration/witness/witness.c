@@ -7,8 +7,9 @@
  * and name its log:             SOFTGPU_WITNESS_LOG=/path/witness-%p.jsonl   (%p: the pid)
  * Without SOFTGPU_WITNESS_LOG it records nothing and only forwards.
  *
- * It is compiled against the real HIP headers of the HIP it runs with (the host's 5.2.3, or
- * 6.4.3 inside the sid chroot; enums such as hipGraphNodeType differ between them) and calls the
+ * It is compiled against the real HIP headers of the HIP it runs with (the host's 5.2.3, 6.4.3
+ * inside the sid chroot or 7.2.4 inside the ROCm 7 one; enums such as hipGraphNodeType differ
+ * between them) and calls the
  * real function through dlsym(RTLD_NEXT). It never changes what a call does or returns: after a
  * successful launch it asks HIP only questions that cannot fail for the stream just used
  * (hipKernelNameRefByPtr / hipKernelNameRef, hipGetDevice, hipStreamIsCapturing on a non-null
@@ -29,7 +30,9 @@
  *              per-thread-default-stream (_spt) variant, device: the calling thread's device,
  *              stream_device: the stream's device (-1: unknown, HIP 5.2 cannot say)
  *   capturing  the stream was capturing into a graph (the launch became a node, not a dispatch)
- * Multi-device launches write one line per entry ("part": its index). hipGraphLaunch writes
+ * HIP 7's hipLaunchKernelExC and hipDrvLaunchKernelEx add "cooperative":true when their
+ * attributes ask for a cooperative launch. Multi-device launches write one line per entry
+ * ("part": its index). hipGraphLaunch writes
  * the kernel nodes of the executable graph ("nodes", each with name, grid, block), as they were
  * at hipGraphInstantiate* (updated by hipGraphExecKernelNodeSetParams and hipGraphExecUpdate);
  * child graphs are flattened. hipStreamDestroy writes {"event":"stream_destroy"} so that a
@@ -311,6 +314,7 @@ struct launch {
     hipStream_t stream;
     int spt;
     int part; /* index in a multi-device list, or -1 */
+    int cooperative; /* a launch asked to be cooperative by an attribute (HIP 7) */
 };
 
 static void launch_begin(struct launch *l, const char *api, int spt) {
@@ -390,6 +394,8 @@ static void launch_head(struct line *out, const struct launch *l, hipError_t sta
              stream_device, capturing < 0 ? "null" : capturing ? "true" : "false");
     if (l->part >= 0)
         line_put(out, ",\"part\":%d", l->part);
+    if (l->cooperative)
+        line_put(out, ",\"cooperative\":true");
 }
 
 static void launch_end(struct launch *l, hipError_t status) {
@@ -597,6 +603,46 @@ WITNESS_EXPORT hipError_t hipLaunchByPtr(const void *f) {
 
 /* ------------------------------------------------------------------------------------------ */
 /* Module launches                                                                              */
+#if HIP_VERSION_MAJOR >= 7
+/* HIP 7's launches with a configuration: hipLaunchKernelExC (a kernel by its host function) and,
+ * below, hipDrvLaunchKernelEx (a module function), grids in blocks. A launch whose attributes ask
+ * for a cooperative kernel goes where hipLaunchCooperativeKernel's go, so its line says
+ * "cooperative":true. */
+static int cooperative_attr(const hipLaunchAttribute *attrs, unsigned int n) {
+    for (unsigned int i = 0; attrs && i < n; i++)
+        if (attrs[i].id == hipLaunchAttributeCooperative && attrs[i].val.cooperative)
+            return 1;
+    return 0;
+}
+
+typedef hipError_t (*launch_ex_c_fn)(const hipLaunchConfig_t *, const void *, void **);
+
+WITNESS_EXPORT hipError_t hipLaunchKernelExC(const hipLaunchConfig_t *config, const void *f,
+                                             void **args) {
+    launch_ex_c_fn real = REAL(launch_ex_c_fn, "hipLaunchKernelExC");
+    if (!real)
+        return hipErrorNotInitialized;
+    OUTER_BEGIN();
+    struct launch l;
+    if (outer_)
+        launch_begin(&l, "hipLaunchKernelExC", 0);
+    hipError_t st = real(config, f, args);
+    if (outer_) {
+        if (config) {
+            l.name = name_by_ptr(f, config->stream);
+            blocks(&l, config->gridDim.x, config->gridDim.y, config->gridDim.z,
+                   config->blockDim.x, config->blockDim.y, config->blockDim.z);
+            l.shared = config->dynamicSmemBytes;
+            l.stream = config->stream;
+            l.cooperative = cooperative_attr(config->attrs, config->numAttrs);
+        }
+        launch_end(&l, st);
+    }
+    OUTER_END();
+    return st;
+}
+#endif
+
 /* ------------------------------------------------------------------------------------------ */
 
 WITNESS_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name) {
@@ -635,6 +681,35 @@ WITNESS_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx
     OUTER_END();
     return st;
 }
+
+#if HIP_VERSION_MAJOR >= 7
+typedef hipError_t (*drv_launch_ex_fn)(const HIP_LAUNCH_CONFIG *, hipFunction_t, void **, void **);
+
+WITNESS_EXPORT hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f,
+                                               void **params, void **extra) {
+    drv_launch_ex_fn real = REAL(drv_launch_ex_fn, "hipDrvLaunchKernelEx");
+    if (!real)
+        return hipErrorNotInitialized;
+    OUTER_BEGIN();
+    struct launch l;
+    if (outer_)
+        launch_begin(&l, "hipDrvLaunchKernelEx", 0);
+    hipError_t st = real(config, f, params, extra);
+    if (outer_) {
+        l.name = name_ref(f);
+        if (config) {
+            blocks(&l, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                   config->blockDimY, config->blockDimZ);
+            l.shared = config->sharedMemBytes;
+            l.stream = config->hStream;
+            l.cooperative = cooperative_attr(config->attrs, config->numAttrs);
+        }
+        launch_end(&l, st);
+    }
+    OUTER_END();
+    return st;
+}
+#endif
 
 /* hipExtModuleLaunchKernel and hipHccModuleLaunchKernel take the grid in work-items. HIP 5.2
  * exports them only with C++ names; HIP 6.4 exports both the C and the C++ names. */
