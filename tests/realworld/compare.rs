@@ -68,6 +68,9 @@ pub struct Launch {
     /// graph).
     pub nodes: Option<Vec<Shape>>,
     pub is_graph: bool,
+    /// A cooperative launch: a `*Cooperative*` entry point, or HIP 7's `hipLaunchKernelExC` and
+    /// `hipDrvLaunchKernelEx` with the cooperative attribute (`"cooperative":true`).
+    pub cooperative: bool,
 }
 
 /// A line of the witness log.
@@ -159,6 +162,8 @@ pub fn parse_witness(text: &str) -> Result<Vec<Event>, String> {
             capturing: v["capturing"].as_bool(),
             nodes,
             is_graph,
+            cooperative: v["api"].as_str().is_some_and(|a| a.contains("Cooperative"))
+                || v["cooperative"] == true,
         }));
     }
     Ok(out)
@@ -317,7 +322,7 @@ impl StreamState {
 /// default stream per thread; any other handle counts as a new stream after each
 /// `hipStreamDestroy` of it (HIP may hand the address out again).
 fn stream_name(l: &Launch, destroyed: &HashMap<u64, Vec<u64>>) -> String {
-    if l.api.contains("Cooperative") {
+    if l.cooperative {
         let device = if l.stream_device >= 0 {
             l.stream_device
         } else {
@@ -588,6 +593,7 @@ mod tests {
             capturing: Some(false),
             nodes: None,
             is_graph: false,
+            cooperative: false,
         })
     }
 
@@ -757,9 +763,15 @@ mod tests {
 
     #[test]
     fn cooperative_launches_are_checked_on_the_cooperative_queue_not_their_streams() {
+        // A cooperative entry point, or HIP 7's configured launch with the cooperative attribute.
         let coop = |seq, name| {
             with(launch(seq, 0x1000, name, 128, 64), |l| {
-                l.api = "hipLaunchCooperativeKernel".into()
+                if seq % 4 == 2 {
+                    l.api = "hipLaunchCooperativeKernel".into();
+                } else {
+                    l.api = "hipLaunchKernelExC".into();
+                }
+                l.cooperative = true;
             })
         };
         let events = [
@@ -874,10 +886,19 @@ mod tests {
             r#"{"seq":3,"end":4,"tid":5,"api":"hipGraphLaunch","status":0,"name":null,"grid":[0,0,0],"block":[0,0,0],"shared":0,"stream":"0x10","spt":false,"device":0,"capturing":false,"exec":"0x55","nodes":[{"name":"_Z1kv","grid":[64,1,1],"block":[64,1,1]}]}"#,
             "\n",
             r#"{"seq":5,"event":"stream_destroy","stream":"0x10"}"#,
+            "\n",
+            r#"{"seq":6,"end":7,"tid":5,"api":"hipLaunchKernelExC","status":0,"name":"_Z1kv","grid":[128,1,1],"block":[64,1,1],"shared":0,"stream":"0x10","spt":false,"device":0,"capturing":false,"cooperative":true}"#,
             "\n"
         );
         let events = parse_witness(text).unwrap();
-        assert_eq!(events.len(), 4);
+        assert_eq!(events.len(), 5);
+        let Event::Launch(first) = &events[0] else {
+            panic!()
+        };
+        let Event::Launch(configured) = &events[4] else {
+            panic!()
+        };
+        assert!(!first.cooperative && configured.cooperative);
         let Event::Launch(l) = &events[2] else {
             panic!()
         };
@@ -894,7 +915,7 @@ mod tests {
         assert!(
             parse_witness(torn)
                 .unwrap_err()
-                .contains("witness log line 4")
+                .contains("witness log line 5")
         );
     }
 }

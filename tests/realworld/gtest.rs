@@ -40,12 +40,38 @@ fn test_name(rest: &str) -> String {
     rest[..end].trim().to_string()
 }
 
-/// Parse gtest's default (colourless) output.
+/// `line` without the terminal colour sequences (`ESC [ ... m`) some harnesses print whatever
+/// `--gtest_color` says (RCCL's `[ ERROR    ]` lines).
+fn uncoloured(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 2..];
+        match tail.find(|c: char| !(c.is_ascii_digit() || c == ';')) {
+            Some(end) if tail[end..].starts_with('m') => rest = &tail[end + 1..],
+            _ => {
+                out.push_str(&rest[at..at + 2]);
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Parse gtest's default (colourless) output. An `[ ERROR    ]` line inside a test (RCCL's
+/// harness reports its failures so) is a failure block of its own.
 pub fn parse(out: &str) -> Report {
     let mut r = Report::default();
     let mut current: Option<(String, Vec<String>)> = None;
     let mut block: Option<String> = None;
     for line in out.lines() {
+        let line = uncoloured(line);
+        let line = line.as_ref();
         if let Some(rest) = line.strip_prefix("[ RUN      ] ") {
             r.ran += 1;
             current = Some((test_name(rest), Vec::new()));
@@ -98,7 +124,7 @@ pub fn parse(out: &str) -> Report {
         let Some((_, blocks)) = current.as_mut() else {
             continue;
         };
-        if is_failure_head(line) || is_skip_head(line) {
+        if is_failure_head(line) || is_skip_head(line) || line.starts_with(RCCL_ERROR) {
             if let Some(b) = block.take() {
                 blocks.push(b);
             }
@@ -300,6 +326,182 @@ pub fn judged_blocks(blocks: &[String]) -> Vec<&String> {
 pub fn names_result_check(block: &str, marks: &[&str]) -> bool {
     let lower = block.to_ascii_lowercase();
     !ERROR_MARKS.iter().any(|m| lower.contains(m)) && marks.iter().any(|m| block.contains(m))
+}
+
+/// The prefix of RCCL's harness's error lines.
+const RCCL_ERROR: &str = "[ ERROR    ] ";
+
+/// Whether a failure block is one of the lines RCCL's unit-test harness prints when a
+/// collective's output differs from the expected values (`test/common/TestBed.cpp`,
+/// `ValidateResults`): `Expected output: X.  Actual output: Y at index N` with numbers, and the
+/// lines that follow one (`Mismatch for (Rank R) ...`, `Rank R Group G Collective C output does
+/// not match expected`, `Child C failed on command [VALIDATE_RESULTS]:`, `Incorrect output for
+/// ...`). Anything else it prints as an error (a failed NCCL call, another failed command) is
+/// not.
+///
+/// The harness's own gtest failure for the same check, `TestBed.cpp:N: Failure` with `isCorrect`
+/// false and `Output does not match expected`, is one too. RCCL's log lines (`NCCL WARN`, `NCCL
+/// INFO`, its version banner) that the processes print meanwhile may follow a block; they are
+/// judged apart ([`rccl_warnings`]).
+pub fn is_rccl_validation(block: &str) -> bool {
+    let lines: Vec<&str> = block
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !is_rccl_log(l))
+        .collect();
+    if let Some(head) = lines.first().filter(|l| l.ends_with(": Failure")) {
+        let rest: Vec<&str> = lines[1..].iter().map(|l| l.trim()).collect();
+        return head.contains("TestBed.cpp:")
+            && rest
+                == [
+                    "Expected equality of these values:",
+                    "isCorrect",
+                    "Which is: false",
+                    "true",
+                    "Output does not match expected",
+                ];
+    }
+    let Some(line) = lines.first().and_then(|l| l.strip_prefix(RCCL_ERROR)) else {
+        return false;
+    };
+    if lines.len() > 1 {
+        return false;
+    }
+    if let Some(rest) = line.strip_prefix("Expected output: ") {
+        return rccl_expected_actual(rest).is_some();
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["Mismatch", "for", "(Rank", r, ..] => r.trim_end_matches(')').parse::<u32>().is_ok(),
+        [
+            "Rank",
+            r,
+            "Group",
+            g,
+            "Collective",
+            c,
+            "output",
+            "does",
+            "not",
+            "match",
+            "expected",
+        ] => [r, g, c].iter().all(|n| n.parse::<u32>().is_ok()),
+        ["Child", c, "failed", "on", "command", "[VALIDATE_RESULTS]:"] => c.parse::<u32>().is_ok(),
+        ["Incorrect", "output", "for", ..] => true,
+        _ => false,
+    }
+}
+
+/// A line of RCCL's log (`[date] host:pid:tid [dev] file:line NCCL WARN|INFO ...`) or of the
+/// banner each of its processes prints (`RCCL version : ...`).
+pub fn is_rccl_log(line: &str) -> bool {
+    line.contains(" NCCL WARN ")
+        || line.contains(" NCCL INFO ")
+        || [
+            "RCCL version",
+            "HIP version",
+            "ROCm version",
+            "Hostname",
+            "Librccl path",
+        ]
+        .iter()
+        .any(|k| {
+            line.strip_prefix(k)
+                .is_some_and(|r| r.trim_start().starts_with(": "))
+        })
+}
+
+/// RCCL's warnings that are known and say nothing about the runtime, with why.
+pub const RCCL_KNOWN_WARNINGS: &[(&str, &str)] = &[
+    (
+        "Missing \"iommu=pt\" from kernel command line",
+        "the host kernel's command line",
+    ),
+    (
+        "pfn_hsa_system_get_info failed with 4107",
+        "RCCL's rocmwrap.cc dlopens libhsa-runtime64.so itself and asks the real ROCr below the \
+         shim, which never initialised (HSA_STATUS_ERROR_NOT_INITIALIZED); the answer only feeds \
+         its DMA-BUF probe, which RCCL leaves off unless NCCL_DMABUF_ENABLE=1",
+    ),
+];
+
+/// Every `NCCL WARN` line of `out` whose message is not one of [`RCCL_KNOWN_WARNINGS`].
+pub fn rccl_warnings(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.split_once(" NCCL WARN ").map(|(_, m)| m.trim()))
+        .filter(|m| !RCCL_KNOWN_WARNINGS.iter().any(|(k, _)| m.starts_with(k)))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `X.  Actual output: Y at index N` with X and Y numbers (as `Expected output: ` leaves it).
+fn rccl_expected_actual(rest: &str) -> Option<()> {
+    let (expected, rest) = rest.split_once(".  Actual output: ")?;
+    let (actual, index) = rest.split_once(" at index ")?;
+    (is_number(expected) && is_number(actual) && index.trim().parse::<u64>().is_ok()).then_some(())
+}
+
+/// Whether an RCCL test's failure blocks are a result check and nothing else: every block one of
+/// [`is_rccl_validation`]'s lines, one of them the `Expected output` comparison itself.
+pub fn is_rccl_result_check(blocks: &[String]) -> bool {
+    !blocks.is_empty()
+        && blocks.iter().all(|b| is_rccl_validation(b))
+        && blocks
+            .iter()
+            .any(|b| b.starts_with(&format!("{RCCL_ERROR}Expected output: ")))
+}
+
+/// rocSPARSE's near_check verdict (7.2.4: `clients/common/rocsparse_check.cpp`): a block that is
+/// exactly `...rocsparse_check.cpp:N: Failure`, `Value of: passed`, `Actual: false`, `Expected:
+/// true`. Its comparisons went to stderr ([`rocsparse_near_failures`]).
+pub fn is_rocsparse_near_verdict(block: &str) -> bool {
+    let lines: Vec<&str> = block
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    matches!(
+        lines.as_slice(),
+        [head, "Value of: passed", "Actual: false", "Expected: true"]
+            if head.contains("rocsparse_check.cpp:") && head.ends_with(": Failure")
+    )
+}
+
+/// The failed comparisons rocSPARSE's near_check printed on stderr: lines `ASSERT_NEAR(a, b)
+/// failed: d exceeds permissive range [lo,hi ]` with numbers (complex values as `(re,im)`).
+pub fn rocsparse_near_failures(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("ASSERT_NEAR("))
+        .filter(|rest| {
+            let Some((values, rest)) = rest.split_once(") failed: ") else {
+                return false;
+            };
+            let Some((diff, range)) = rest.split_once(" exceeds permissive range [") else {
+                return false;
+            };
+            // "a, b" where a and b may themselves be "(re,im)".
+            let values: Vec<&str> = if values.starts_with('(') {
+                values.splitn(2, "), ").collect()
+            } else {
+                values.splitn(2, ", ").collect()
+            };
+            let fix = |v: &str| {
+                if v.starts_with('(') && !v.ends_with(')') {
+                    format!("{v})")
+                } else {
+                    v.to_string()
+                }
+            };
+            values.len() == 2
+                && values.iter().all(|v| is_number(&fix(v)))
+                && is_number(diff)
+                && range
+                    .trim_end()
+                    .strip_suffix(']')
+                    .is_some_and(|r| r.split(',').all(is_number))
+        })
+        .count()
 }
 
 /// What a Thrust unit-test program printed.
@@ -515,6 +717,64 @@ Totals: 1 failures, 0 known failures, 1 errors, and 1 passes.\n";
             "Linf test failed. hipErrorOutOfMemory\n",
             &["Linf test failed"]
         ));
+    }
+
+    #[test]
+    fn rccl_error_lines_are_blocks_and_only_its_value_check_is_a_result_check() {
+        let out = "\
+[ RUN      ] AllReduce.OutOfPlace
+\x1b[0;31m[ ERROR    ] \x1b[0mExpected output: 1.500000.  Actual output: 0.000000 at index 0
+\x1b[0;31m[ ERROR    ] \x1b[0mMismatch for (Rank 0) ncclAllReduce ncclFloat32 sum #In: 393216 #Out: 393216
+\x1b[0;31m[ ERROR    ] \x1b[0mRank 0 Group 0 Collective 0 output does not match expected
+\x1b[0;31m[ ERROR    ] \x1b[0mChild 0 failed on command [VALIDATE_RESULTS]:
+\x1b[0;31m[ ERROR    ] \x1b[0mIncorrect output for SP 2    ranks            AllReduce (OP,GM,NL)     ncclFloat32     sum 
+[  FAILED  ] AllReduce.OutOfPlace (21146 ms)
+[ RUN      ] AllReduce.InPlace
+\x1b[0;31m[ ERROR    ] \x1b[0mChild process 0 fails NCCL call ncclGroupEnd with code 3
+\x1b[0;31m[ ERROR    ] \x1b[0mChild 0 failed on command [INIT_COMMS]:
+[  FAILED  ] AllReduce.InPlace (14269 ms)
+[==========] 2 tests from 1 test suite ran. (1 ms total)
+";
+        let r = parse(out);
+        assert!(r.complete);
+        assert_eq!(r.failed.len(), 2);
+        assert_eq!(r.failed[0].blocks.len(), 5);
+        assert!(is_rccl_result_check(&r.failed[0].blocks));
+        assert!(!is_rccl_result_check(&r.failed[1].blocks));
+        assert!(!is_rccl_validation(&r.failed[1].blocks[1]));
+        // The comparison alone is enough, the lines after it alone are not.
+        assert!(is_rccl_result_check(&r.failed[0].blocks[..1]));
+        assert!(!is_rccl_result_check(&r.failed[0].blocks[1..]));
+        assert!(!is_rccl_validation(
+            "[ ERROR    ] Expected output: hipErrorInvalidValue.  Actual output: 0 at index 0\n"
+        ));
+        assert_eq!(uncoloured("\x1b[0;31mred\x1b[0m \x1b[x"), "red \x1b[x");
+        // The harness's own gtest failure for the check, with the log lines that followed it.
+        let harness = "test/common/TestBed.cpp:409: Failure\nExpected equality of these values:\n  isCorrect\n    Which is: false\n  true\nOutput does not match expected\n\n\n[2026-12-07 17:37:21] vm:1:1 [0] init.cc:218 NCCL WARN Missing \"iommu=pt\" from kernel command line\nRCCL version : 2.27.7-Unknown \nHostname     : vm\n";
+        assert!(is_rccl_validation(harness));
+        assert!(!is_rccl_validation(&harness.replace("isCorrect", "ready")));
+        assert!(!is_rccl_validation(&format!("{harness}something else\n")));
+        assert_eq!(
+            rccl_warnings(&format!(
+                "{harness}[x] vm:1:1 [0] p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : invalid argument\n"
+            )),
+            vec!["hipIpcGetMemHandle failed : invalid argument".to_string()]
+        );
+    }
+
+    #[test]
+    fn rocsparse_near_verdicts_count_only_with_their_comparisons_on_stderr() {
+        let verdict = "clients/common/rocsparse_check.cpp:290: Failure\nValue of: passed\n  Actual: false\nExpected: true\n\n";
+        assert!(is_rocsparse_near_verdict(verdict));
+        assert!(!is_rocsparse_near_verdict(&verdict.replace("passed", "ok")));
+        assert!(!is_rocsparse_near_verdict(
+            "clients/other.cpp:1: Failure\nValue of: passed\n  Actual: false\nExpected: true\n"
+        ));
+        let stderr = "ASSERT_NEAR(-7, 7) failed: 14 exceeds permissive range [0.00700000021607,0.0280000008643 ]\n\
+Test failed with tol = 0.0010000000475. Relaxing the tolerance to at least 2 would make the test pass.\n\
+ASSERT_NEAR((1,2), (0,0)) failed: 2.2 exceeds permissive range [0.001,0.004 ]\n\
+ASSERT_NEAR(hipErrorInvalidValue, 7) failed: 14 exceeds permissive range [0.007,0.028 ]\n";
+        assert_eq!(rocsparse_near_failures(stderr), 2);
     }
 
     #[test]
