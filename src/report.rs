@@ -19,7 +19,7 @@ use crate::aql::{
 use crate::capture::{
     AgentKind, Capture, CaptureHeader, CapturedRecord, KernargClass, RecordKernarg,
 };
-use crate::kernargs::{ArgFinding, DecodedArgs, DispatchGeometry, HiddenMismatch};
+use crate::kernargs::{ArgFinding, DecodedArgs, DispatchGeometry, HiddenMismatch, PointerFinding};
 
 /// `0x` + lower-case hex, no padding.
 pub fn hex(v: u64) -> String {
@@ -45,6 +45,39 @@ pub fn reason_codes(set: ReasonSet) -> Vec<String> {
             None => format!("unknown_reason_{b}"),
         })
         .collect()
+}
+
+/// The codes of a record's `reasons` list: the captured reason bits
+/// ([`reason_codes`], in bit order), then the code of every finding on the
+/// dispatch's arguments that reports a problem, each once: pointer findings
+/// other than `pointer_in_allocation` and `pointer_null`
+/// ([`PointerFinding::is_problem`]) in the order of [`PointerFinding::CODES`],
+/// then `hidden_arg_mismatch` ([`HiddenMismatch::CODE`]). `arg_findings` and
+/// `hidden_mismatches` keep the detail.
+///
+/// The finding codes are added here, when a capture is read, not by the
+/// writer: the Packet frame's `reasons` word holds the packet's own reason
+/// bits (which the processor decides before the arguments are checked, on
+/// the writer thread), so a capture written before findings were reasons
+/// shows them too. They never change the record's `status`.
+pub fn record_reasons(
+    set: ReasonSet,
+    findings: &[ArgFinding],
+    hidden: &[HiddenMismatch],
+) -> Vec<String> {
+    let mut codes = reason_codes(set);
+    for code in PointerFinding::CODES {
+        if findings
+            .iter()
+            .any(|f| f.finding.is_problem() && f.finding.code() == code)
+        {
+            codes.push(code.to_string());
+        }
+    }
+    if !hidden.is_empty() {
+        codes.push(HiddenMismatch::CODE.to_string());
+    }
+    codes
 }
 
 pub use crate::code_object::kernel_name;
@@ -187,6 +220,7 @@ impl<'a> Context<'a> {
         };
         View {
             rec,
+            reasons: record_reasons(rec.reasons, findings, &hidden),
             args,
             findings,
             call,
@@ -231,6 +265,9 @@ pub fn call_text(args: &DecodedArgs, findings: &[ArgFinding]) -> String {
 #[derive(Debug)]
 pub struct View<'a> {
     pub rec: &'a CapturedRecord,
+    /// The `reasons` every report shows: the captured reason codes and the
+    /// codes of the problem findings ([`record_reasons`]).
+    pub reasons: Vec<String>,
     /// 2.1: the arguments, decoded from the capture alone.
     pub args: Option<DecodedArgs>,
     /// 2.1: the runtime's pointer findings for them.
@@ -334,7 +371,7 @@ impl View<'_> {
             type_: d.type_name,
             status: r.status.as_str(),
             label: self.label,
-            reasons: reason_codes(r.reasons),
+            reasons: self.reasons.clone(),
             header: JsonHeader {
                 barrier: d.barrier,
                 acquire_fence_scope: d.acquire_fence_scope,
@@ -417,7 +454,7 @@ fn triple<T: std::fmt::Display>(t: Option<[T; 3]>) -> String {
 
 /// One `inspect` table line.
 pub fn table_line(v: &View<'_>) -> String {
-    let reasons = reason_codes(v.rec.reasons);
+    let reasons = &v.reasons;
     format!(
         "{:>9} {:>7} {:>8}  {:<16} {:<10} {:<21} {:<15} {:<15} {}  {}",
         v.rec.seq,
@@ -511,7 +548,7 @@ pub fn csv_row(v: &View<'_>) -> Vec<String> {
         d.type_name.to_string(),
         r.status.as_str().to_string(),
         v.label.to_string(),
-        reason_codes(r.reasons).join(";"),
+        v.reasons.join(";"),
         v.symbol.unwrap_or_default().to_string(),
         opt(d.kernel_object.map(hex)),
         opt(d.kernarg_address.map(hex)),
@@ -679,6 +716,56 @@ mod tests {
                 "1 dispatches validated (diagnostic_complete_no_execution, not_kernel_success), 1 rejected, 0 barriers"
             );
         }
+    }
+
+    #[test]
+    fn problem_findings_follow_the_packet_reasons_each_once_in_code_order() {
+        let f = |index, finding| ArgFinding {
+            index,
+            address: 0x1000,
+            finding,
+        };
+        let past = PointerFinding::PastEnd {
+            allocation: 2,
+            size: 64,
+            past: 0,
+        };
+        let findings = [
+            f(0, PointerFinding::Unknown),
+            f(1, PointerFinding::Null),
+            f(
+                2,
+                PointerFinding::InAllocation {
+                    allocation: 1,
+                    offset: 0,
+                    remaining: 8,
+                },
+            ),
+            f(3, past.clone()),
+            f(4, past),
+        ];
+        let hidden = [HiddenMismatch {
+            index: 5,
+            kind: "hidden_block_count_x",
+            value: 1,
+            expected: 2,
+        }];
+        let blit = ReasonSet(1 << (Reason::RuntimeBlitKernelNotExecuted as u8));
+        assert_eq!(
+            record_reasons(blit, &findings, &hidden),
+            [
+                "runtime_blit_kernel_not_executed",
+                "pointer_past_end",
+                "pointer_unknown",
+                "hidden_arg_mismatch"
+            ]
+        );
+        // Null and a pointer into an allocation are no problem.
+        assert!(record_reasons(ReasonSet(0), &findings[1..3], &[]).is_empty());
+        assert_eq!(
+            record_reasons(ReasonSet(0), &[], &[]),
+            reason_codes(ReasonSet(0))
+        );
     }
 
     #[test]

@@ -38,7 +38,8 @@ pub struct KernelStats {
     pub private_segment_sizes: BTreeSet<u32>,
     /// Dispatches the processor rejected.
     pub rejected: u64,
-    /// Dispatches with at least one reason code (rejected or validated with findings).
+    /// Dispatches with at least one reason code (rejected, or validated with
+    /// a reason or a problem finding on its arguments: [`crate::report::record_reasons`]).
     pub findings: u64,
 }
 
@@ -145,7 +146,7 @@ pub fn kernel_stats_named(
         if r.status == Status::Rejected {
             s.rejected += 1;
         }
-        if !r.reasons.is_empty() {
+        if !v.reasons.is_empty() {
             s.findings += 1;
         }
     }

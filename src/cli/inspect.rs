@@ -186,7 +186,7 @@ pub(super) fn write_chrome_named(
                 "type": v.dec.type_name,
                 "status": r.status.as_str(),
                 "label": v.label,
-                "reasons": report::reason_codes(r.reasons),
+                "reasons": v.reasons,
                 "call": v.call,
             },
         }));

@@ -430,7 +430,7 @@ fn fill(
             "status": r.status.as_str(),
             "label": v.label,
             "result_label": v.result_label,
-            "reasons": report::reason_codes(r.reasons),
+            "reasons": v.reasons,
             "kernarg_class": v.kernarg_class.map(|k| k.as_str()),
             "hsa_queue_id": r.queue_id,
         })
