@@ -27,6 +27,10 @@ const LOADED_TAG: u64 = 0x5347_4c00_0000_0000; // "SGL"
 const TAG_MASK: u64 = 0xffff_ff00_0000_0000;
 
 /// One executable symbol, as `hsa_executable_symbol_get_info` reports it.
+/// `HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT` of every
+/// kernel: ROCr's answer for code object v3 and later.
+pub const KERNARG_SEGMENT_ALIGNMENT: u32 = 16;
+
 #[derive(Clone, Debug)]
 pub struct SymbolEntry {
     pub executable: u64,
@@ -408,11 +412,13 @@ fn symbol_entries(
                 .map(|m| m.kernarg_segment_size as u32)
                 .or(kd.map(|k| k.kernarg_size))
                 .unwrap_or(0);
-            // Policy when no metadata says otherwise: 16 bytes, the AQL kernarg alignment.
-            let kernarg_align = md
-                .map(|m| m.kernarg_segment_align as u32)
-                .filter(|a| *a > 0)
-                .unwrap_or(16);
+            // As ROCr reports it for a code object v3 and later kernel (a
+            // `.kd` symbol, the only kind SoftGPU loads): always 16 bytes, the
+            // AQL kernarg alignment (its loader, `LoadDefinitionSymbol`,
+            // ignores the metadata's `.kernarg_segment_align`, which is often
+            // 8 or 4). Programs size their kernarg blocks by it, and
+            // rocrtst's loader asserts it is at least 16.
+            let kernarg_align = KERNARG_SEGMENT_ALIGNMENT;
             SymbolEntry {
                 executable: exec,
                 agent_index,
