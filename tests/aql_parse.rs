@@ -2,7 +2,7 @@
 //! code, plus the field decoder used by reports.
 
 use softgpu_hsa::abi::{
-    AgentDispatchPacket, FenceScope, HsaSignal, KernelDispatchPacket, PacketType,
+    AgentDispatchPacket, FenceScope, HsaSignal, HsaStatus, KernelDispatchPacket, PacketType,
 };
 use softgpu_hsa::aql::mock::{barrier_and, barrier_or, valid_dispatch};
 use softgpu_hsa::aql::parse::{
@@ -10,8 +10,8 @@ use softgpu_hsa::aql::parse::{
     make_header,
 };
 use softgpu_hsa::aql::{
-    DecodedPacket, MAX_WORKGROUP_SIZE, ParsedPacket, Reason, ReasonSet, parse_supported_packet,
-    parse_supported_packet_with_limit,
+    DecodedPacket, MAX_WORKGROUP_SIZE, ParsedPacket, QUEUE_ERROR_PRECEDENCE, Reason, ReasonSet,
+    StatusBasis, parse_supported_packet, parse_supported_packet_with_limit,
 };
 
 fn dispatch() -> KernelDispatchPacket {
@@ -620,19 +620,175 @@ fn decode_of_other_types_keeps_only_the_common_fields() {
 
 mod common;
 
+/// The `HSA_STATUS_*` name of a status, from the pinned constants.
+fn status_name(st: HsaStatus) -> &'static str {
+    softgpu_hsa::abi::CONSTANTS
+        .iter()
+        .find(|(name, v)| name.starts_with("HSA_STATUS_") && *v == i64::from(st.0))
+        .map(|(name, _)| *name)
+        .unwrap_or_else(|| panic!("no HSA_STATUS_ constant for {st:?}"))
+}
+
 /// The reason table of `docs/aql-diagnostic-contract.md`, from the one list.
 fn reason_table() -> String {
-    let mut s = String::from("| bit | code | from | meaning |\n| --- | --- | --- | --- |\n");
+    let mut s = String::from(
+        "| bit | code | from | queue error callback status | status from | meaning |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
     for r in Reason::ALL {
+        let status = match r.status_basis() {
+            StatusBasis::Finding => "none (a finding)".to_string(),
+            _ => format!("`{}`", status_name(r.queue_status())),
+        };
         s.push_str(&format!(
-            "| {} | `{}` | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {} |\n",
             *r as u8,
             r.code(),
             if r.is_runtime() { "runtime" } else { "bytes" },
+            status,
+            r.status_basis().as_str(),
             r.meaning()
         ));
     }
     s
+}
+
+#[test]
+fn every_reject_reason_maps_to_a_queue_error_status_in_rocrs_precedence_and_findings_to_none() {
+    for r in Reason::ALL {
+        let st = r.queue_status();
+        match r.status_basis() {
+            StatusBasis::Finding => {
+                assert_eq!(st, HsaStatus::SUCCESS, "{r:?}");
+                assert_eq!(ReasonSet::EMPTY.union(set(&[*r])).queue_error(), None);
+            }
+            _ => {
+                assert!(QUEUE_ERROR_PRECEDENCE.contains(&st), "{r:?}: {st:?}");
+                assert_eq!(set(&[*r]).queue_error(), Some(st), "{r:?}");
+            }
+        }
+    }
+    // The findings are exactly the two that never reject a packet on their own.
+    let findings: Vec<Reason> = Reason::ALL
+        .iter()
+        .copied()
+        .filter(|r| r.status_basis() == StatusBasis::Finding)
+        .collect();
+    assert_eq!(
+        findings,
+        vec![
+            Reason::RuntimeBlitKernelNotExecuted,
+            Reason::UnknownKernelObject
+        ]
+    );
+    assert_eq!(ReasonSet::EMPTY.queue_error(), None);
+}
+
+#[test]
+fn the_statuses_rocrtst_asserts_are_the_ones_the_table_gives() {
+    // rocrtstNeg.Queue_Validation_*: the defect each test submits and the status it expects.
+    let rocrtst = [
+        (
+            Reason::DimensionsOutOfRange,
+            HsaStatus::ERROR_INCOMPATIBLE_ARGUMENTS,
+        ),
+        (
+            Reason::GroupSegmentSizeExceedsLimit,
+            HsaStatus::ERROR_INVALID_ALLOCATION,
+        ),
+        (
+            Reason::KernelObjectNull,
+            HsaStatus::ERROR_INVALID_CODE_OBJECT,
+        ),
+        (
+            Reason::UnknownPacketType,
+            HsaStatus::ERROR_INVALID_PACKET_FORMAT,
+        ),
+        (
+            Reason::WorkgroupSizeExceedsMax,
+            HsaStatus::ERROR_INVALID_ARGUMENT,
+        ),
+    ];
+    for (r, st) in rocrtst {
+        assert_eq!(r.queue_status(), st, "{r:?}");
+        assert_eq!(r.status_basis(), StatusBasis::Rocrtst, "{r:?}");
+    }
+    assert_eq!(
+        Reason::ALL
+            .iter()
+            .filter(|r| r.status_basis() == StatusBasis::Rocrtst)
+            .count(),
+        rocrtst.len()
+    );
+    // ROCr's error table: unsupported and vendor packets are a packet format error.
+    for r in [
+        Reason::AgentDispatchUnsupported,
+        Reason::VendorSpecificUnsupported,
+    ] {
+        assert_eq!(r.queue_status(), HsaStatus::ERROR_INVALID_PACKET_FORMAT);
+        assert_eq!(r.status_basis(), StatusBasis::Rocr);
+    }
+}
+
+#[test]
+fn rocrtsts_defective_packets_parse_to_the_status_rocr_reports() {
+    // Queue_Validation_InvalidDimension: setup = 4 (dimensions 0 and a reserved bit):
+    // the dimension error wins, as in ROCr's handler.
+    let mut p = dispatch();
+    p.setup = 4;
+    let r = reasons_of(&p);
+    assert_eq!(
+        r,
+        set(&[Reason::DimensionsOutOfRange, Reason::SetupReservedBitsSet])
+    );
+    assert_eq!(
+        r.queue_error(),
+        Some(HsaStatus::ERROR_INCOMPATIBLE_ARGUMENTS)
+    );
+    // Queue_Validation_InvalidKernelObject.
+    let mut p = dispatch();
+    p.kernel_object = 0;
+    assert_eq!(
+        reasons_of(&p).queue_error(),
+        Some(HsaStatus::ERROR_INVALID_CODE_OBJECT)
+    );
+    // Queue_Validation_InvalidWorkGroupSize: 65535 work-items in one dimension.
+    let mut p = dispatch();
+    p.workgroup_size_x = u16::MAX;
+    assert_eq!(
+        reasons_of(&p).queue_error(),
+        Some(HsaStatus::ERROR_INVALID_ARGUMENT)
+    );
+    // Queue_Validation_InvalidPacket: the header is 0xFFFF.
+    let mut bytes = encode_kernel_dispatch(&dispatch());
+    bytes[0] = 0xFF;
+    bytes[1] = 0xFF;
+    let r = parse_supported_packet(&bytes).expect_err("type 255 is rejected");
+    assert_eq!(
+        r.queue_error(),
+        Some(HsaStatus::ERROR_INVALID_PACKET_FORMAT)
+    );
+    // Several classes at once: the first in ROCr's order, whatever the reason numbers.
+    let mixed = set(&[
+        Reason::WorkgroupSizeExceedsMax,
+        Reason::AcquireFenceScopeInvalid,
+        Reason::KernelObjectNull,
+        Reason::CompletionSignalUnknown,
+        Reason::UnknownKernelObject,
+    ]);
+    assert_eq!(
+        mixed.queue_error(),
+        Some(HsaStatus::ERROR_INVALID_CODE_OBJECT)
+    );
+    // A rejected blit dispatch carries its finding too; the reject's status is reported.
+    let blit = set(&[
+        Reason::RuntimeBlitKernelNotExecuted,
+        Reason::GroupSegmentSizeBelowStatic,
+    ]);
+    assert_eq!(
+        blit.queue_error(),
+        Some(HsaStatus::ERROR_INVALID_ALLOCATION)
+    );
 }
 
 #[test]

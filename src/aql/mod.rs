@@ -26,8 +26,8 @@ pub mod parse;
 pub mod processor;
 
 pub use parse::{
-    DecodedPacket, FenceScopeName, MAX_WORKGROUP_SIZE, ParsedPacket, Reason, ReasonSet,
-    parse_supported_packet, parse_supported_packet_with_limit,
+    DecodedPacket, FenceScopeName, MAX_WORKGROUP_SIZE, ParsedPacket, QUEUE_ERROR_PRECEDENCE,
+    Reason, ReasonSet, StatusBasis, parse_supported_packet, parse_supported_packet_with_limit,
 };
 pub use processor::{
     CLOCK_STRIDE, DoorbellGate, DrainOutcome, INVALID_HEADER, Processor, QueueState,

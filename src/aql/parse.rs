@@ -34,7 +34,7 @@ use core::mem::offset_of;
 use crate::abi::packet_offset as po;
 use crate::abi::{
     AgentDispatchPacket, AmdBarrierValuePacket, BarrierAndPacket, BarrierOrPacket, FenceScope,
-    HsaSignal, KernelDispatchPacket, PacketType,
+    HsaSignal, HsaStatus, KernelDispatchPacket, PacketType,
 };
 
 /// Largest workgroup (product of the three sizes) on every AMD target.
@@ -43,13 +43,17 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 /// The one list of reason codes: variant, numeric value (its bit in a
 /// [`ReasonSet`], stored in captures), stable JSONL code, whether it needs the
 /// runtime's live state (`runtime`) or follows from the 64 bytes alone
-/// (`bytes`), and its meaning (the reason table of
-/// `docs/aql-diagnostic-contract.md` is generated from it; a test checks).
+/// (`bytes`), the `hsa_status_t` the queue's error callback gets for it (an
+/// [`HsaStatus`] constant; `SUCCESS` for a finding, which never calls it) and
+/// where that status comes from ([`StatusBasis`]), and its meaning (the reason
+/// table of `docs/aql-diagnostic-contract.md` is generated from it; a test
+/// checks).
 ///
 /// New reasons are appended with the next free number; none is ever
 /// renumbered or removed.
 macro_rules! reasons {
-    ($($variant:ident = $bit:literal, $code:literal, $level:ident, $meaning:literal;)*) => {
+    ($($variant:ident = $bit:literal, $code:literal, $level:ident, $status:ident, $basis:ident,
+       $meaning:literal;)*) => {
         /// Stable reason codes. The numeric value is stored in captures (as a bit
         /// of a [`ReasonSet`]) and must never be reused; the string is the JSONL
         /// code. Defined, with everything else about each reason, by one table.
@@ -89,68 +93,135 @@ macro_rules! reasons {
                     $(Reason::$variant => reasons!(@runtime $level),)*
                 }
             }
+
+            /// The `hsa_status_t` the queue's error callback is called with for
+            /// a packet rejected for this reason alone: the status ROCr reports
+            /// for the same defect. `SUCCESS` for a finding (never a reject on
+            /// its own). A packet with several reasons gets one status, chosen
+            /// by [`ReasonSet::queue_error`].
+            pub const fn queue_status(self) -> HsaStatus {
+                match self {
+                    $(Reason::$variant => HsaStatus::$status,)*
+                }
+            }
+
+            /// Where [`Reason::queue_status`] comes from.
+            pub const fn status_basis(self) -> StatusBasis {
+                match self {
+                    $(Reason::$variant => reasons!(@basis $basis),)*
+                }
+            }
         }
     };
     (@runtime runtime) => { true };
     (@runtime bytes) => { false };
+    (@basis rocrtst) => { StatusBasis::Rocrtst };
+    (@basis rocr) => { StatusBasis::Rocr };
+    (@basis shim) => { StatusBasis::Shim };
+    (@basis finding) => { StatusBasis::Finding };
 }
 
+/// Where a reason's queue error status ([`Reason::queue_status`]) comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum StatusBasis {
+    /// A `rocrtst` negative test (`rocrtstNeg.Queue_Validation_*`) submits
+    /// this defect and asserts the status ROCr's callback reports.
+    Rocrtst,
+    /// ROCr's queue error handlers (`AqlQueue::ExceptionHandler` and
+    /// `DynamicQueueEventsHandler` in `amd_aql_queue.cpp`) map the command
+    /// processor's exception for this class of defect to this status.
+    Rocr,
+    /// The command processor raises no exception for it (it would run the
+    /// packet, or fault on memory); the shim rejects it and reports the
+    /// status of ROCr's nearest class (argued in the contract document).
+    Shim,
+    /// A finding, not a reject: no callback.
+    Finding,
+}
+
+impl StatusBasis {
+    /// The word in the contract document's reason table.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StatusBasis::Rocrtst => "rocrtst",
+            StatusBasis::Rocr => "ROCr",
+            StatusBasis::Shim => "shim",
+            StatusBasis::Finding => "finding",
+        }
+    }
+}
+
+/// The queue error statuses in the order ROCr's handlers test for them: when
+/// a packet has defects of several classes, the command processor's error
+/// word has several bits set and ROCr reports the first class in this order
+/// (invalid dimensions, group segment, code object, packet format, workgroup
+/// size; `INVALID_SIGNAL` is the shim's own and comes last).
+/// [`ReasonSet::queue_error`] picks by it.
+pub const QUEUE_ERROR_PRECEDENCE: [HsaStatus; 6] = [
+    HsaStatus::ERROR_INCOMPATIBLE_ARGUMENTS,
+    HsaStatus::ERROR_INVALID_ALLOCATION,
+    HsaStatus::ERROR_INVALID_CODE_OBJECT,
+    HsaStatus::ERROR_INVALID_PACKET_FORMAT,
+    HsaStatus::ERROR_INVALID_ARGUMENT,
+    HsaStatus::ERROR_INVALID_SIGNAL,
+];
+
 reasons! {
-    DimensionsOutOfRange = 0, "dimensions_out_of_range", bytes,
+    DimensionsOutOfRange = 0, "dimensions_out_of_range", bytes, ERROR_INCOMPATIBLE_ARGUMENTS, rocrtst,
         "dispatch `setup.dimensions` is not 1, 2 or 3";
-    WorkgroupSizeZero = 1, "workgroup_size_zero", bytes,
+    WorkgroupSizeZero = 1, "workgroup_size_zero", bytes, ERROR_INVALID_ARGUMENT, rocr,
         "a dispatch workgroup size is 0";
-    GridSizeZero = 2, "grid_size_zero", bytes,
+    GridSizeZero = 2, "grid_size_zero", bytes, ERROR_INVALID_ARGUMENT, shim,
         "a dispatch grid size is 0";
-    UnusedDimensionNotOne = 3, "unused_dimension_not_one", bytes,
+    UnusedDimensionNotOne = 3, "unused_dimension_not_one", bytes, ERROR_INCOMPATIBLE_ARGUMENTS, shim,
         "a workgroup or grid size beyond `dimensions` is not 1";
-    WorkgroupSizeExceedsMax = 4, "workgroup_size_exceeds_max", bytes,
+    WorkgroupSizeExceedsMax = 4, "workgroup_size_exceeds_max", bytes, ERROR_INVALID_ARGUMENT, rocrtst,
         "the workgroup has more work-items than the agent allows (1024)";
-    SetupReservedBitsSet = 5, "setup_reserved_bits_set", bytes,
+    SetupReservedBitsSet = 5, "setup_reserved_bits_set", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "a reserved bit of dispatch `setup` (bits 2 to 15) is set";
-    ReservedFieldNonzero = 6, "reserved_field_nonzero", bytes,
+    ReservedFieldNonzero = 6, "reserved_field_nonzero", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "dispatch `reserved0` or `reserved2` is not zero";
-    KernelObjectNull = 7, "kernel_object_null", bytes,
+    KernelObjectNull = 7, "kernel_object_null", bytes, ERROR_INVALID_CODE_OBJECT, rocrtst,
         "dispatch `kernel_object` is null";
-    KernelObjectMisaligned = 8, "kernel_object_misaligned", bytes,
+    KernelObjectMisaligned = 8, "kernel_object_misaligned", bytes, ERROR_INVALID_CODE_OBJECT, rocr,
         "dispatch `kernel_object` is not a multiple of 64";
-    KernargAddressMisaligned = 9, "kernarg_address_misaligned", bytes,
+    KernargAddressMisaligned = 9, "kernarg_address_misaligned", bytes, ERROR_INVALID_PACKET_FORMAT, shim,
         "dispatch `kernarg_address` is not a multiple of 16";
-    AcquireFenceScopeInvalid = 10, "acquire_fence_scope_invalid", bytes,
+    AcquireFenceScopeInvalid = 10, "acquire_fence_scope_invalid", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "the header's acquire fence scope is 3";
-    ReleaseFenceScopeInvalid = 11, "release_fence_scope_invalid", bytes,
+    ReleaseFenceScopeInvalid = 11, "release_fence_scope_invalid", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "the header's release fence scope is 3";
-    AgentDispatchUnsupported = 12, "agent_dispatch_unsupported", bytes,
+    AgentDispatchUnsupported = 12, "agent_dispatch_unsupported", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "an agent dispatch packet; SoftGPU has no agent to run it";
-    VendorSpecificUnsupported = 13, "vendor_specific_unsupported", bytes,
+    VendorSpecificUnsupported = 13, "vendor_specific_unsupported", bytes, ERROR_INVALID_PACKET_FORMAT, rocr,
         "a vendor-specific packet; SoftGPU does not interpret them";
-    UnknownPacketType = 14, "unknown_packet_type", bytes,
+    UnknownPacketType = 14, "unknown_packet_type", bytes, ERROR_INVALID_PACKET_FORMAT, rocrtst,
         "a header type `hsa.h` does not define (6 to 255)";
-    PacketTypeInvalid = 15, "packet_type_invalid", bytes,
+    PacketTypeInvalid = 15, "packet_type_invalid", bytes, ERROR_INVALID_PACKET_FORMAT, shim,
         "type INVALID; seen only when replaying bytes offline";
-    CompletionSignalUnknown = 16, "completion_signal_unknown", runtime,
+    CompletionSignalUnknown = 16, "completion_signal_unknown", runtime, ERROR_INVALID_SIGNAL, shim,
         "the completion signal is not a live signal of this runtime that a packet may complete: a forged or destroyed handle, or a queue's own doorbell signal";
-    DependencySignalUnknown = 17, "dependency_signal_unknown", runtime,
+    DependencySignalUnknown = 17, "dependency_signal_unknown", runtime, ERROR_INVALID_SIGNAL, shim,
         "a non-null barrier dependency is not a live signal of this runtime";
-    RuntimeBlitKernelNotExecuted = 18, "runtime_blit_kernel_not_executed", runtime,
+    RuntimeBlitKernelNotExecuted = 18, "runtime_blit_kernel_not_executed", runtime, SUCCESS, finding,
         "*finding*, not a reject (a validated blit dispatch stays validated; a rejected one carries it too): the kernel object is one of the HIP runtime's own blit kernels (`__amd_rocclr_*`, used for `hipMemset`, device-to-device copies, stream write/wait value). It was completed without running, so the data it would have produced does not exist";
-    BarrierValueConditionInvalid = 19, "barrier_value_condition_invalid", bytes,
+    BarrierValueConditionInvalid = 19, "barrier_value_condition_invalid", bytes, ERROR_INVALID_PACKET_FORMAT, shim,
         "an AMD barrier-value packet's condition is not EQ, NE, LT or GTE";
-    GroupSegmentSizeExceedsLimit = 20, "group_segment_size_exceeds_limit", runtime,
+    GroupSegmentSizeExceedsLimit = 20, "group_segment_size_exceeds_limit", runtime, ERROR_INVALID_ALLOCATION, rocrtst,
         "a dispatch's group segment (static + dynamic LDS) exceeds the agent's LDS per workgroup (64 KiB on gfx90a); checked by the processor against the agent, so replay (which has no agent) leaves it out";
-    UnknownKernelObject = 21, "unknown_kernel_object", runtime,
+    UnknownKernelObject = 21, "unknown_kernel_object", runtime, SUCCESS, finding,
         "*finding on a validated dispatch*: the runtime tracks the kernels it loaded and this kernel object is not one of them, so the dispatch was checked on its own bytes only";
-    WorkgroupSizeExceedsKernelMax = 22, "workgroup_size_exceeds_kernel_max", runtime,
+    WorkgroupSizeExceedsKernelMax = 22, "workgroup_size_exceeds_kernel_max", runtime, ERROR_INVALID_ARGUMENT, shim,
         "the workgroup has more work-items than the kernel's `.max_flat_workgroup_size`";
-    WorkgroupSizeDiffersFromRequired = 23, "workgroup_size_differs_from_required", runtime,
+    WorkgroupSizeDiffersFromRequired = 23, "workgroup_size_differs_from_required", runtime, ERROR_INVALID_ARGUMENT, shim,
         "the kernel has a `.reqd_workgroup_size` and the dispatch's workgroup differs";
-    GroupSegmentSizeBelowStatic = 24, "group_segment_size_below_static", runtime,
+    GroupSegmentSizeBelowStatic = 24, "group_segment_size_below_static", runtime, ERROR_INVALID_ALLOCATION, shim,
         "`group_segment_size` is less than the kernel's static LDS (`.group_segment_fixed_size`)";
-    PrivateSegmentSizeBelowStatic = 25, "private_segment_size_below_static", runtime,
+    PrivateSegmentSizeBelowStatic = 25, "private_segment_size_below_static", runtime, ERROR_INVALID_ALLOCATION, shim,
         "`private_segment_size` is less than the kernel's static scratch (`.private_segment_fixed_size`)";
-    KernargAddressNull = 26, "kernarg_address_null", runtime,
+    KernargAddressNull = 26, "kernarg_address_null", runtime, ERROR_INVALID_ARGUMENT, shim,
         "the kernel takes arguments (kernarg size > 0) and the kernarg address is null";
-    KernelObjectWrongAgent = 27, "kernel_object_wrong_agent", runtime,
+    KernelObjectWrongAgent = 27, "kernel_object_wrong_agent", runtime, ERROR_INVALID_CODE_OBJECT, shim,
         "the kernel object was loaded for another agent than the one owning the queue";
 }
 
@@ -769,6 +840,16 @@ impl ReasonSet {
     /// same 64 bytes can reproduce.
     pub fn without_runtime(self) -> ReasonSet {
         ReasonSet(self.0 & !Self::RUNTIME.0)
+    }
+    /// The status the queue's error callback is called with for a packet
+    /// rejected with these reasons: of the statuses its reasons map to
+    /// ([`Reason::queue_status`]), the first in [`QUEUE_ERROR_PRECEDENCE`],
+    /// as ROCr picks one class from the command processor's error bits.
+    /// `None` when no reason is a reject (findings only, or empty).
+    pub fn queue_error(self) -> Option<HsaStatus> {
+        QUEUE_ERROR_PRECEDENCE
+            .into_iter()
+            .find(|st| self.iter().any(|r| r.queue_status() == *st))
     }
     /// Reasons in numeric order (unknown bits are skipped).
     pub fn iter(self) -> impl Iterator<Item = Reason> {
