@@ -2931,3 +2931,60 @@ fn a_non_utf8_capture_path_is_reported_by_name_and_a_long_bad_value_is_echoed_cu
         log_line.len()
     );
 }
+
+#[test]
+fn a_rejected_packet_calls_its_queues_error_callback_once_with_rocrs_status_on_a_shim_thread() {
+    // `queue_errors` submits each defect on a queue of its own with an error callback and
+    // checks, in the program, ROCr's status for it (rocrtst's Queue_Validation cases and
+    // ROCr's error table), the queue and data the callback got, that it ran once and not on
+    // the thread that rang the doorbell, and the diagnostic contract (read index past the
+    // packet, completion signal untouched). It also checks the kernel's kernarg segment
+    // alignment, which ROCr reports as 16. Here: the capture holds every reject with its
+    // reasons, and the valid dispatch after a reject.
+    let (kernels, _, _) = kernel_check_code_objects();
+    let mut run = run_with("queue_errors", "queue_errors", &[kernels.to_str().unwrap()]);
+    run.records = inspect_jsonl(&run);
+    let ctx = run.context();
+    assert_eq!(run.fact("done"), "1", "{ctx}");
+    assert_eq!(run.fact("kernarg_align"), "16", "{ctx}");
+    assert_eq!(run.fact("after_reject"), "completed", "{ctx}");
+    assert_eq!(run.fact("destroyed_after_reject"), "called", "{ctx}");
+    let want = [
+        ("dimensions", 0x100d),
+        ("group_segment", 0x1003),
+        ("kernel_object", 0x1010),
+        ("packet_type", 0x1009),
+        ("workgroup_size", 0x1001),
+        ("vendor_specific", 0x1009),
+        ("agent_dispatch", 0x1009),
+        ("dependency_signal", 0x1006),
+        ("code_object_before_format", 0x1010),
+    ];
+    assert_eq!(run.fact_u64("cases"), want.len() as u64, "{ctx}");
+    for (i, (name, status)) in want.iter().enumerate() {
+        assert_eq!(
+            run.fact(&format!("case_{i}")),
+            format!("{name} status={status:#x}"),
+            "{ctx}"
+        );
+    }
+    // Every case, the destroyed queue's and the quiet queue's: rejected, with reasons.
+    let rejected: Vec<&Value> = run
+        .records
+        .iter()
+        .filter(|r| r["status"] == "rejected")
+        .collect();
+    assert_eq!(rejected.len(), want.len() + 2, "{ctx}");
+    for r in &rejected {
+        assert!(
+            r["reasons"].as_array().is_some_and(|a| !a.is_empty()),
+            "a reject without reasons: {r}\n{ctx}"
+        );
+    }
+    let validated = run
+        .records
+        .iter()
+        .filter(|r| r["status"] == "validated" && r["type"] == "kernel_dispatch")
+        .count();
+    assert_eq!(validated, 1, "{ctx}");
+}

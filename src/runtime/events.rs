@@ -1,5 +1,8 @@
 //! The runtime's event thread: it runs `hsa_amd_signal_async_handler`
-//! callbacks and resumes queues held by a barrier when a signal changes.
+//! callbacks, calls a queue's error callback when one of its packets was
+//! rejected (as ROCr calls it from its async-events thread, never from the
+//! doorbell store), and resumes queues held by a barrier when a signal
+//! changes.
 //!
 //! Handlers are called with no lock held, so they may register new handlers,
 //! store to signals and ring doorbells. A handler that returns true is re-armed
@@ -200,14 +203,84 @@ fn run() {
         let gen_seen = signals::generation();
         let ctx = super::drain_context();
         let had_blocked = ctx.map(queues::retry_blocked).unwrap_or(false);
+        let errors = run_queue_errors();
         let (fired, watching) = run_due_handlers();
-        if fired {
+        if fired || errors {
             continue;
         }
         if had_blocked || watching || queues::BLOCKED_COUNT.load(Ordering::SeqCst) != 0 {
             signals::sleep_until_change(gen_seen, 2_000_000, || true);
         } else {
             sys::futex_wait(&WORK, work_seen, 100_000_000);
+        }
+    }
+}
+
+/// Call the error callback of every queue with rejected packets, once per
+/// packet, in packet order. Returns whether any was taken.
+fn run_queue_errors() -> bool {
+    let errors = queues::take_errors();
+    let taken = !errors.is_empty();
+    for e in errors {
+        let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
+        // Only to the queue the error was raised on, still live: never
+        // after the last hsa_shut_down (ROCr's unload) or after the queue
+        // was destroyed (its object and `hsa_queue_t*` may serve another).
+        let q = queues::lookup(e.queue).filter(|q| q.queue_id() == e.queue_id);
+        if let (Some(_), false) = (q, STOPPED.load(Ordering::SeqCst)) {
+            // SAFETY: `func` and `data` were supplied together by the program
+            // to hsa_queue_create, whose contract is that the runtime calls
+            // the callback with a status, the queue (live here: looked up
+            // above, and its hsa_queue_destroy waits for this call) and that
+            // data pointer, on a runtime thread. No lock the program can take
+            // is held (`CALLING` only serialises the call with `shut_down`).
+            let _ = std::panic::catch_unwind(|| unsafe {
+                (e.callback.func)(
+                    e.status,
+                    e.queue as *mut libc::c_void,
+                    e.callback.data as *mut libc::c_void,
+                )
+            });
+        }
+        drop(calling);
+        // A destroyed queue's count went with it (a new queue starts at 0).
+        if let Some(q) = q {
+            q.error_sent();
+        }
+    }
+    taken
+}
+
+/// Before `hsa_queue_destroy` of `q`: wait (at most `max`) until the event
+/// thread has called `q`'s error callback for every packet rejected so far,
+/// as ROCr's queue destructor waits for its error handler. Not on the event
+/// thread (a callback that destroys its own queue would wait for itself),
+/// not after the shut-down, not in a forked child (no event thread there).
+pub fn settle_queue_errors(q: &queues::VirtualQueue, max: std::time::Duration) {
+    if q.errors_unsent() == 0
+        || THREAD.load(Ordering::SeqCst) == sys::gettid()
+        || STOPPED.load(Ordering::SeqCst)
+        || crate::lifecycle::in_forked_child()
+    {
+        return;
+    }
+    let deadline = std::time::Instant::now() + max;
+    let mut spins = 0u32;
+    while q.errors_unsent() != 0 {
+        if std::time::Instant::now() >= deadline {
+            tracing::debug!(
+                queue = q.queue_id(),
+                unsent = q.errors_unsent(),
+                "softgpu: the error callback did not return within {max:?}; the queue is destroyed without waiting"
+            );
+            return;
+        }
+        wake();
+        spins += 1;
+        if spins < 64 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
     }
 }

@@ -205,6 +205,57 @@ impl crate::aql::KernelTable for std::cell::RefCell<&mut KernelCache> {
     }
 }
 
+/// `void (*callback)(hsa_status_t status, hsa_queue_t *source, void *data)`,
+/// the error callback a program gives `hsa_queue_create`.
+pub type ErrorCallbackFn = unsafe extern "C" fn(u32, *mut libc::c_void, *mut libc::c_void);
+
+/// A queue's error callback and its data pointer, as the program gave them.
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorCallback {
+    pub func: ErrorCallbackFn,
+    pub data: usize,
+}
+
+/// Undelivered queue errors a queue holds at most (a fixed array: the
+/// doorbell path does not allocate). Only a callback that blocks the event
+/// thread lets them pile up; past this many, further ones are counted as
+/// lost and logged instead of being called.
+const ERROR_RING: usize = 64;
+
+/// Statuses of rejected packets waiting for the event thread to call the
+/// queue's error callback with them, in packet order (under the drain lock).
+struct ErrorRing {
+    statuses: [u32; ERROR_RING],
+    len: usize,
+    lost: u64,
+}
+
+impl Default for ErrorRing {
+    fn default() -> Self {
+        ErrorRing {
+            statuses: [0; ERROR_RING],
+            len: 0,
+            lost: 0,
+        }
+    }
+}
+
+/// One call of a queue's error callback, for the event thread to make.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueError {
+    /// The `hsa_queue_t*` the callback gets as `source`.
+    pub queue: u64,
+    /// The queue's id when the error was raised: the call is dropped if the
+    /// queue was destroyed meanwhile (its object may serve a new queue).
+    pub queue_id: u64,
+    pub status: u32,
+    pub callback: ErrorCallback,
+}
+
+/// Queues with errors waiting for the event thread (a hint: the event
+/// thread looks at the queues only when it is nonzero).
+static ERRORS_FLAGGED: AtomicU32 = AtomicU32::new(0);
+
 struct DrainSide {
     /// `None` once the queue is destroyed: the cache (about 3 KiB) goes with
     /// the queue, so a program that churns queues does not keep one per queue
@@ -217,6 +268,9 @@ struct DrainSide {
     /// Made with the queue (`None` only if it was taken: then the next
     /// dispatch makes one).
     kernarg: Option<Box<memory::KernargCopy>>,
+    /// Rejected packets' statuses for the error callback, not yet taken by
+    /// the event thread.
+    errors: ErrorRing,
 }
 
 /// A queue owned by the virtual runtime.
@@ -245,6 +299,17 @@ pub struct VirtualQueue {
     pending: AtomicU64,
     dead: AtomicBool,
     blocked: AtomicBool,
+    /// The error callback given at creation (read by the event thread only).
+    error_callback: Mutex<Option<ErrorCallback>>,
+    /// Whether `error_callback` is set (read on the doorbell path).
+    has_error_callback: AtomicBool,
+    /// Errors in `DrainSide::errors` for the event thread to take.
+    errors_flagged: AtomicBool,
+    /// Errors raised and not yet called back (or dropped): queued, or taken
+    /// by the event thread and not yet returned from. `hsa_queue_destroy`
+    /// waits for it to reach 0, as ROCr's queue destructor waits for its
+    /// error handler.
+    errors_unsent: AtomicU32,
     drain: Mutex<DrainSide>,
 }
 
@@ -309,6 +374,7 @@ pub fn create(
     queue_type: u32,
     agent_index: u32,
     doorbell_bounded: bool,
+    on_error: Option<ErrorCallback>,
     producer: impl FnOnce(u64) -> Option<QueueProducer>,
 ) -> Result<&'static VirtualQueue, CreateError> {
     let a = arena().ok_or(CreateError::OutOfMemory)?;
@@ -370,6 +436,7 @@ pub fn create(
         counts: Counts::default(),
         ring: Some(ring),
         kernarg: Some(Box::default()),
+        errors: ErrorRing::default(),
     };
     let q: &'static VirtualQueue = match c.idle.pop() {
         Some(q) => {
@@ -396,6 +463,10 @@ pub fn create(
                 pending: AtomicU64::new(0),
                 dead: AtomicBool::new(true),
                 blocked: AtomicBool::new(false),
+                error_callback: Mutex::new(None),
+                has_error_callback: AtomicBool::new(false),
+                errors_flagged: AtomicBool::new(false),
+                errors_unsent: AtomicU32::new(0),
                 drain: Mutex::new(side),
             }));
             c.objects.push(q);
@@ -412,6 +483,11 @@ pub fn create(
     q.doorbell.store(doorbell, Ordering::Relaxed);
     q.doorbell_bounded
         .store(doorbell_bounded, Ordering::Relaxed);
+    *q.error_callback.lock().unwrap_or_else(|e| e.into_inner()) = on_error;
+    q.has_error_callback
+        .store(on_error.is_some(), Ordering::Relaxed);
+    q.errors_flagged.store(false, Ordering::Relaxed);
+    q.errors_unsent.store(0, Ordering::Relaxed);
     q.dead.store(false, Ordering::Release);
     slot.owner.store(
         q as *const VirtualQueue as *mut VirtualQueue,
@@ -617,6 +693,11 @@ struct Sink<'a, 'k> {
     intercepting: bool,
     /// This pass holds the queue's drain lock (for `memory::stage_kernarg`).
     locked: DrainLocked,
+    /// Rejects for the queue's error callback (`None`: the queue has none,
+    /// or this is a forked child, which has no event thread).
+    errors: Option<&'a mut ErrorRing>,
+    /// Errors this pass added to `errors`.
+    errors_raised: u32,
 }
 
 impl Sink<'_, '_> {
@@ -719,6 +800,19 @@ impl RecordSink for Sink<'_, '_> {
         if rec.status == Status::Rejected {
             self.counts.rejected += 1;
             log_reject(rec);
+            if let (Some(ring), Some(status)) =
+                (self.errors.as_deref_mut(), rec.reasons.queue_error())
+            {
+                // Called later by the event thread, never here on the
+                // doorbell store (ROCr calls it from its own event thread).
+                if ring.len < ERROR_RING {
+                    ring.statuses[ring.len] = status.0;
+                    ring.len += 1;
+                    self.errors_raised += 1;
+                } else {
+                    ring.lost += 1;
+                }
+            }
         }
         if let Some(p) = self.producer.take() {
             self.push(p, rec);
@@ -819,6 +913,10 @@ impl VirtualQueue {
             intercepting,
             // The drain lock is held (`guard`) until after `sink` is gone.
             locked: DrainLocked(()),
+            errors: Some(&mut side.errors).filter(|_| {
+                self.has_error_callback.load(Ordering::Relaxed) && !lifecycle::in_forked_child()
+            }),
+            errors_raised: 0,
         };
         let outcome = ctx.processor.drain_with(
             &mut side.state,
@@ -829,6 +927,7 @@ impl VirtualQueue {
             &kernels,
             &mut sink,
         );
+        let errors_raised = sink.errors_raised;
         let observed_through = side.state.observed_through;
         if side.state.stalls != stalls_before {
             side.counts.stalls = side.state.stalls;
@@ -839,6 +938,9 @@ impl VirtualQueue {
             );
         }
         drop(guard);
+        if errors_raised != 0 {
+            self.flag_errors(errors_raised);
+        }
         // Real completion signals (intercept): decremented by the real
         // runtime now that no lock of ours is held, in processing order.
         let after = signals.after.borrow();
@@ -861,6 +963,28 @@ impl VirtualQueue {
         let unblocked =
             !completed.is_empty() && matches!(outcome, DrainOutcome::BlockedOnBarrier { .. });
         (Some(outcome), capped || unblocked)
+    }
+
+    /// Rejects raised queue errors: hand them to the event thread (cold).
+    #[cold]
+    fn flag_errors(&self, n: u32) {
+        self.errors_unsent.fetch_add(n, Ordering::SeqCst);
+        if !self.errors_flagged.swap(true, Ordering::AcqRel) {
+            ERRORS_FLAGGED.fetch_add(1, Ordering::SeqCst);
+        }
+        super::events::wake();
+    }
+
+    /// Errors raised on this queue not yet called back.
+    pub fn errors_unsent(&self) -> u32 {
+        self.errors_unsent.load(Ordering::SeqCst)
+    }
+
+    /// One error called back (or dropped) by the event thread.
+    pub fn error_sent(&self) {
+        let _ = self
+            .errors_unsent
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
     }
 
     fn register_blocked(&'static self) {
@@ -950,6 +1074,19 @@ impl VirtualQueue {
             unsafe { sys::unmap(ring.base as *mut u8, ring.bytes) };
         }
         side.kernels = None;
+        let unsent = side.errors.len;
+        side.errors = ErrorRing::default();
+        self.errors_flagged.store(false, Ordering::Release);
+        if unsent > 0 {
+            self.errors_unsent
+                .fetch_sub(unsent as u32, Ordering::SeqCst);
+            tracing::warn!(
+                queue = self.queue_id(),
+                unsent,
+                "softgpu: queue {} destroyed before its error callback was called for {unsent} rejected packet(s)",
+                self.queue_id()
+            );
+        }
         drop(std::mem::take(
             &mut *self.cu_mask.lock().unwrap_or_else(|e| e.into_inner()),
         ));
@@ -1063,6 +1200,57 @@ pub fn release(q: &'static VirtualQueue) {
     q.destroy();
 }
 
+/// The queue errors waiting to be called back, taken off their queues in
+/// packet order (by the event thread, which calls them with no lock held).
+pub fn take_errors() -> Vec<QueueError> {
+    if ERRORS_FLAGGED.swap(0, Ordering::SeqCst) == 0 {
+        return Vec::new();
+    }
+    let Some(a) = arena() else {
+        return Vec::new();
+    };
+    let objects = a
+        .free
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .objects
+        .clone();
+    let mut out = Vec::new();
+    for q in objects {
+        if !q.errors_flagged.swap(false, Ordering::AcqRel) {
+            continue;
+        }
+        let callback = *q.error_callback.lock().unwrap_or_else(|e| e.into_inner());
+        let mut side = q.drain.lock().unwrap_or_else(|e| e.into_inner());
+        let ring = std::mem::take(&mut side.errors);
+        drop(side);
+        if ring.lost > 0 {
+            tracing::warn!(
+                queue = q.queue_id(),
+                lost = ring.lost,
+                "softgpu: queue {}: {} rejected packet(s) beyond {ERROR_RING} waiting for the error callback were not called back",
+                q.queue_id(),
+                ring.lost
+            );
+        }
+        let Some(callback) = callback.filter(|_| q.is_live()) else {
+            for _ in 0..ring.len {
+                q.error_sent();
+            }
+            continue;
+        };
+        for &status in &ring.statuses[..ring.len] {
+            out.push(QueueError {
+                queue: q.slot() as *const QueueSlot as u64,
+                queue_id: q.queue_id(),
+                status,
+                callback,
+            });
+        }
+    }
+    out
+}
+
 /// Re-drain every queue blocked on a barrier. Called by the event thread.
 /// Returns true if any queue was blocked.
 pub fn retry_blocked(ctx: &DrainContext) -> bool {
@@ -1142,7 +1330,7 @@ mod tests {
     fn queue_and_block(fill: u8) -> (&'static VirtualQueue, *mut u8) {
         use crate::runtime::agents::PoolKind;
         use crate::runtime::memory::{self, AllocApi};
-        let q = create(64, 0, 1, false, |_| None).expect("a queue");
+        let q = create(64, 0, 1, false, None, |_| None).expect("a queue");
         let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
         // SAFETY: `p` is a fresh 256-byte allocation of ours.
         unsafe { std::ptr::write_bytes(p, fill, 256) };

@@ -10,8 +10,8 @@ pub unsafe extern "C" fn hsa_queue_create(
     agent: HsaAgent,
     size: u32,
     queue_type: u32,
-    _callback: Option<QueueErrorCb>,
-    _data: *mut c_void,
+    callback: Option<QueueErrorCb>,
+    data: *mut c_void,
     _private_segment_size: u32,
     _group_segment_size: u32,
     out: *mut *mut c_void,
@@ -30,8 +30,8 @@ pub unsafe extern "C" fn hsa_queue_create(
                     agent,
                     size,
                     queue_type,
-                    _callback,
-                    _data,
+                    callback,
+                    data,
                     _private_segment_size,
                     _group_segment_size,
                     out,
@@ -42,17 +42,41 @@ pub unsafe extern "C" fn hsa_queue_create(
         let AgentKind::Gpu(_) = a else {
             return Err(HsaStatus::ERROR_INVALID_QUEUE_CREATION);
         };
-        let q = shim_queue(rt, size, queue_type, Topology::agent_index(a) as u32, &out)?;
+        let on_error = error_callback(callback, data);
+        let q = shim_queue(
+            rt,
+            size,
+            queue_type,
+            Topology::agent_index(a) as u32,
+            on_error,
+            &out,
+        )?;
         out.write(q.slot() as *const queues::QueueSlot as *mut c_void)
     })
 }
 
+/// The program's error callback for a queue the shim owns: the event thread
+/// calls it once for each rejected packet, with the status ROCr reports for
+/// the defect (`Reason::queue_status`), the queue and `data`.
+fn error_callback(
+    callback: Option<QueueErrorCb>,
+    data: *mut c_void,
+) -> Option<queues::ErrorCallback> {
+    callback.map(|func| queues::ErrorCallback {
+        func,
+        data: data as usize,
+    })
+}
+
 /// A queue the shim owns, on the agent with capture index `agent_index`.
+/// A cooperative queue is shared: it keeps the error callback of the
+/// `hsa_queue_create` that made it.
 pub(super) fn shim_queue(
     rt: &'static runtime::Runtime,
     size: u32,
     queue_type: u32,
     agent_index: u32,
+    on_error: Option<queues::ErrorCallback>,
     out: &Out<'_, *mut c_void>,
 ) -> Result<&'static queues::VirtualQueue, HsaStatus> {
     use crate::abi::queue_type;
@@ -61,7 +85,7 @@ pub(super) fn shim_queue(
         return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
     }
     let make = |size: u32, ty: u32| {
-        queues::create(size, ty, agent_index, rt.lower, |id| {
+        queues::create(size, ty, agent_index, rt.lower, on_error, |id| {
             rt.capture
                 .as_ref()
                 .map(|c| c.register_queue(id, agent_index, size, sys::now_ns()))
@@ -130,7 +154,8 @@ pub(super) unsafe fn queue_create_forwarding(
     };
     match (rt.mode, gpu_index) {
         (Mode::Intercept, Some(agent_index)) => {
-            let q = shim_queue(rt, size, queue_type, agent_index, &out)?;
+            let on_error = error_callback(callback, data);
+            let q = shim_queue(rt, size, queue_type, agent_index, on_error, &out)?;
             tracing::debug!(
                 queue = q.queue_id(),
                 "softgpu: intercept: the shim owns the queue created on real agent {:#x}",
@@ -164,6 +189,9 @@ pub unsafe extern "C" fn hsa_queue_destroy(q: *mut c_void) -> u32 {
     status("hsa_queue_destroy", || {
         rt()?;
         let vq = queues::lookup(q as u64).ok_or(HsaStatus::ERROR_INVALID_QUEUE)?;
+        // Its error callback has been called for every packet rejected so
+        // far, as ROCr's queue destructor waits for its error handler.
+        runtime::events::settle_queue_errors(vq, std::time::Duration::from_secs(1));
         queues::release(vq);
         Ok(())
     })
