@@ -688,6 +688,9 @@ pub type hsa_amd_ipc_memory_attach = unsafe extern "C" fn(*const c_void, usize, 
 /// `hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr)` (ROCr 5.2.3)
 pub type hsa_amd_ipc_memory_detach = unsafe extern "C" fn(*mut c_void) -> u32;
 
+/// `hsa_status_t hsa_amd_ipc_memory_create(void *ptr, size_t len, hsa_amd_ipc_memory_t *handle)` (ROCr 5.2.3)
+pub type hsa_amd_ipc_memory_create = unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32;
+
 /// `hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t size, hsa_queue_type32_t type, uint32_t features, hsa_signal_t doorbell_signal, hsa_queue_t **queue)` (ROCr 5.2.3)
 pub type hsa_soft_queue_create = unsafe extern "C" fn(u64, u32, u32, u32, HsaSignal, *mut *mut c_void) -> u32;
 
@@ -717,9 +720,6 @@ pub type hsa_amd_interop_map_buffer = unsafe extern "C" fn(u32, *mut HsaAgent, i
 
 /// `hsa_status_t hsa_amd_interop_unmap_buffer(void *ptr)` (ROCr 5.2.3)
 pub type hsa_amd_interop_unmap_buffer = unsafe extern "C" fn(*mut c_void) -> u32;
-
-/// `hsa_status_t hsa_amd_ipc_memory_create(void *ptr, size_t len, hsa_amd_ipc_memory_t *handle)` (ROCr 5.2.3)
-pub type hsa_amd_ipc_memory_create = unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> u32;
 
 /// `hsa_status_t hsa_amd_ipc_signal_attach(const hsa_amd_ipc_signal_t *handle, hsa_signal_t *signal)` (ROCr 5.2.3)
 pub type hsa_amd_ipc_signal_attach = unsafe extern "C" fn(*const c_void, *mut HsaSignal) -> u32;
@@ -1873,6 +1873,11 @@ pub mod missing {
         crate::abi::HsaStatus::ERROR.0
     }
 
+    pub unsafe extern "C" fn hsa_amd_ipc_memory_create(_a0: *mut c_void, _a1: usize, _a2: *mut c_void) -> u32 {
+        crate::interpose::forward::missing("hsa_amd_ipc_memory_create");
+        crate::abi::HsaStatus::ERROR.0
+    }
+
     pub unsafe extern "C" fn hsa_soft_queue_create(_a0: u64, _a1: u32, _a2: u32, _a3: u32, _a4: HsaSignal, _a5: *mut *mut c_void) -> u32 {
         crate::interpose::forward::missing("hsa_soft_queue_create");
         crate::abi::HsaStatus::ERROR.0
@@ -1920,11 +1925,6 @@ pub mod missing {
 
     pub unsafe extern "C" fn hsa_amd_interop_unmap_buffer(_a0: *mut c_void) -> u32 {
         crate::interpose::forward::missing("hsa_amd_interop_unmap_buffer");
-        crate::abi::HsaStatus::ERROR.0
-    }
-
-    pub unsafe extern "C" fn hsa_amd_ipc_memory_create(_a0: *mut c_void, _a1: usize, _a2: *mut c_void) -> u32 {
-        crate::interpose::forward::missing("hsa_amd_ipc_memory_create");
         crate::abi::HsaStatus::ERROR.0
     }
 
