@@ -2314,6 +2314,10 @@ fn witness_selftest_holds(hip: Hip) {
         String::from_utf8_lossy(&std::fs::read(dir.join("stdout.txt")).unwrap_or_default())
             .lines()
             .filter(|l| l.starts_with("rw: "))
+            // Whether the new stream gets the destroyed one's address is up to the heap, which
+            // the witness's own allocations change (CI saw 1 with it and 0 without on 6.4.3);
+            // the comparison of the witness log handles both.
+            .filter(|l| !l.starts_with("rw: stream_handle_reused="))
             .map(str::to_string)
             .collect()
     };
