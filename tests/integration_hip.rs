@@ -613,6 +613,62 @@ struct Expect {
     rejected: Vec<(Kd, &'static str)>,
     /// Facts the program must print with exactly these values.
     facts: Vec<(&'static str, String)>,
+    /// How the program ends.
+    ending: Ending,
+}
+
+/// How a program ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Ending {
+    /// Its own exit: status 0 after `sg: done=1`, a complete capture, and the exit summary.
+    #[default]
+    Exit,
+    /// HIP's queue error callback aborts it, as HIP 6.4's (CLR's `callbackQueue`) does for any
+    /// error status a queue reports: killed by SIGABRT after HIP's `Callback: Queue 0x...
+    /// aborting with error : ...` line, without `sg: done=1` and without the exit summary (no
+    /// exit handler runs). The capture has no trailer; every record pushed before the abort is
+    /// in it, those the writer had not encoded yet recovered from the live ring (see
+    /// [`recovered_by_the_reader`]).
+    HipAbort,
+}
+
+/// The start of the line HIP's queue error callback prints (CLR's `callbackQueue`, in
+/// `rocdevice.cpp`: `Callback: Queue %p aborting with error : %s code: 0x%x`, after CLR's log
+/// prefix), with the status string and code after it.
+const HIP_QUEUE_CALLBACK: &str = "Callback: Queue 0x";
+const HIP_QUEUE_CALLBACK_ABORTING: &str = " aborting with error : ";
+
+/// The lines of `stderr` HIP's queue error callback printed.
+fn hip_queue_callback_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.contains(HIP_QUEUE_CALLBACK) && l.contains(HIP_QUEUE_CALLBACK_ABORTING))
+        .collect()
+}
+
+/// How many records `softgpu inspect` says it recovered from the live ring of a capture whose
+/// process ended without running its exit handlers (abort), and how many it shows: its warning
+/// must be exactly that one (a cut after a whole frame or inside one, nothing missing).
+fn recovered_by_the_reader(warning: &str) -> Option<(u64, u64)> {
+    let rest = warning
+        .strip_prefix("softgpu inspect warned about the capture: softgpu: warning: file ")?;
+    let (_, rest) = rest.split_once(": capture is incomplete (")?;
+    let rest = rest.strip_prefix(
+        "no trailer: the process did not finish it: it ended without running its exit handlers \
+         (abort, _exit, or a kill); ",
+    )?;
+    let rest = match rest.strip_prefix("the file ends after a whole frame; ") {
+        Some(r) => r,
+        None => {
+            rest.strip_prefix("the file is cut at offset ")?
+                .split_once("; ")?
+                .1
+        }
+    };
+    let (recovered, rest) =
+        rest.split_once(" records recovered from the capture's live ring); showing the ")?;
+    let shown = rest.strip_suffix(" records it holds")?;
+    Some((recovered.parse().ok()?, shown.parse().ok()?))
 }
 
 type DispatchKey = (String, String, [u64; 3], [u64; 3], u64);
@@ -734,17 +790,38 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
     let mut p = Vec::new();
 
     // The program's own verdict.
+    let aborted = want.ending == Ending::HipAbort;
     match run.status {
         None => p.push(format!(
             "did not exit within {RUN_TIMEOUT:?} (hung; killed)"
         )),
+        Some(s) if aborted => {
+            use std::os::unix::process::ExitStatusExt;
+            if s.signal() != Some(libc::SIGABRT) {
+                p.push(format!(
+                    "exited with {s}, expected to be killed by SIGABRT from HIP's queue error \
+                     callback"
+                ));
+            }
+        }
         Some(s) if !s.success() => p.push(format!("exited with {s}; its own checks say why")),
         Some(_) => {}
     }
     for line in run.stderr.lines().filter(|l| l.starts_with("FAIL")) {
         p.push(format!("the program reports: {line}"));
     }
-    if run.fact("done") != Some("1") {
+    if aborted {
+        if run.fact("done").is_some() {
+            p.push("the program printed `sg: done=` but HIP must have aborted it before".into());
+        }
+        if hip_queue_callback_lines(&run.stderr).len() != 1 {
+            p.push(format!(
+                "HIP's queue error callback must print one line `...{HIP_QUEUE_CALLBACK}...\
+                 {HIP_QUEUE_CALLBACK_ABORTING}...` before aborting, found {:?}",
+                hip_queue_callback_lines(&run.stderr)
+            ));
+        }
+    } else if run.fact("done") != Some("1") {
         p.push("the program did not finish its checks (no `sg: done=1`)".into());
     }
     if run
@@ -804,7 +881,30 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
             "other capture files appeared (a child process captured): {others:?}"
         ));
     }
-    p.extend(run.read_problems.iter().cloned());
+    // An aborted program leaves a capture without a trailer: `softgpu inspect` says so, and how
+    // many records it recovered from the live ring; nothing else may be wrong with it.
+    let mut recovered: Option<u64> = None;
+    for w in &run.read_problems {
+        match recovered_by_the_reader(w) {
+            Some((n, shown)) if aborted && recovered.is_none() => {
+                recovered = Some(n);
+                if shown != run.records.len() as u64 {
+                    p.push(format!(
+                        "inspect says it shows {shown} records, but printed {}",
+                        run.records.len()
+                    ));
+                }
+            }
+            _ => p.push(w.clone()),
+        }
+    }
+    if aborted && recovered.is_none() && run.captures.contains(&own) {
+        p.push(
+            "inspect did not warn that the capture is incomplete (no trailer: the process ended \
+             without running its exit handlers), but HIP aborted the program"
+                .into(),
+        );
+    }
     if !run.captures.contains(&own) {
         return p;
     }
@@ -818,6 +918,10 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
     let mut blits: BTreeMap<String, u64> = BTreeMap::new();
     let mut user_rejected: BTreeMap<DispatchKey, (u64, Vec<String>)> = BTreeMap::new();
     let (mut validated, mut barriers, mut vendor, mut rejected) = (0u64, 0u64, 0u64, 0u64);
+    // Records of an aborted program recovered from the live ring: the writer thread never saw
+    // them, so their kernel arguments are lost (the arena was process memory), their kernarg
+    // class is `foreign_opaque`, and a queue whose first records it never wrote has no target.
+    let mut recovered_seen = 0u64;
     for (i, r) in by_seq.iter().enumerate() {
         let name = r["kernel_name"].as_str().unwrap_or("");
         let at = format!("record seq={} ({} {name})", r["seq"], r["type"]);
@@ -869,7 +973,57 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
             _ => p.push(format!("{at}: raw is not 128 lower-case hex characters")),
         }
         let got_reasons = reasons(r);
+        let from_the_ring = recovered.is_some()
+            && (r["target"].is_null() || r["kernarg_state"].as_str() == Some("lost"));
+        if from_the_ring {
+            recovered_seen += 1;
+        }
         match r["type"].as_str().unwrap_or("") {
+            "kernel_dispatch" if from_the_ring => {
+                if r["status"].as_str() == Some("validated") {
+                    validated += 1;
+                }
+                if r["kernarg_state"].as_str() != Some("lost")
+                    || r["kernarg_class"].as_str() != Some("foreign_opaque")
+                    || r["args"].as_array().is_some_and(|a| !a.is_empty())
+                {
+                    p.push(format!(
+                        "{at}: recovered from the live ring, but kernarg_state {} kernarg_class \
+                         {} args {}: expected \"lost\", \"foreign_opaque\", none",
+                        r["kernarg_state"], r["kernarg_class"], r["args"]
+                    ));
+                }
+                if !(r["target"].is_null() || r["target"].as_str() == Some("gfx90a")) {
+                    p.push(format!(
+                        "{at}: target {}, expected \"gfx90a\" or null",
+                        r["target"]
+                    ));
+                }
+                let symbol = r["kernel_symbol"].as_str();
+                let kname = r["kernel_name"].as_str();
+                let key = (
+                    symbol.unwrap_or("<null>").to_string(),
+                    kname.unwrap_or("<null>").to_string(),
+                    json_triple(&r["grid"]).unwrap_or([0; 3]),
+                    json_triple(&r["workgroup"]).unwrap_or([0; 3]),
+                    r["group_segment_size"].as_u64().unwrap_or(u64::MAX),
+                );
+                if is_blit(r) {
+                    *blits.entry(key.0).or_default() += 1;
+                } else if r["status"].as_str() == Some("rejected") {
+                    let e = user_rejected.entry(key).or_default();
+                    e.0 += 1;
+                    e.1.push(r["reasons"].to_string());
+                } else {
+                    if got_reasons.as_deref() != Some(&[][..]) {
+                        p.push(format!(
+                            "{at}: a user kernel with reasons {}, expected none",
+                            r["reasons"]
+                        ));
+                    }
+                    *user.entry(key).or_default() += 1;
+                }
+            }
             "kernel_dispatch" => {
                 if r["status"].as_str() == Some("validated") {
                     validated += 1;
@@ -1092,7 +1246,26 @@ fn problems(run: &Run, want: &Expect) -> Vec<String> {
         }
     }
 
-    // The exit summary agrees with the records.
+    if let Some(n) = recovered
+        && recovered_seen > n
+    {
+        p.push(format!(
+            "{recovered_seen} records look recovered from the live ring (no target, or kernel \
+             arguments lost), but inspect recovered {n}"
+        ));
+    }
+
+    // The exit summary agrees with the records; an aborted program prints none.
+    if aborted {
+        if run.stderr.lines().any(|l| l.starts_with("softgpu: ")) {
+            p.push(
+                "an exit summary line (`softgpu: ...`) was printed, but HIP aborted the program \
+                 (no exit handler runs)"
+                    .into(),
+            );
+        }
+        return p;
+    }
     if run.setup == Setup::Observe {
         match parse_observe_summary(&run.stderr) {
             Err(e) => p.push(e),
@@ -1377,7 +1550,15 @@ fn check_forwarded(
         &format!("{tag}-reference"),
         &[],
     );
-    if !reference.status.is_some_and(|s| s.success()) || !reference.capture.host.is_file() {
+    // The reference ends as the program must (HIP 6.4's queue error callback may abort it).
+    let ended_right = match want(&reference).ending {
+        Ending::Exit => reference.status.is_some_and(|s| s.success()),
+        Ending::HipAbort => {
+            use std::os::unix::process::ExitStatusExt;
+            reference.status.and_then(|s| s.signal()) == Some(libc::SIGABRT)
+        }
+    };
+    if !ended_right || !reference.capture.host.is_file() {
         panic!("the virtual reference run failed:\n{}", reference.context());
     }
     for setup in [Setup::Intercept, Setup::Observe] {
@@ -1393,9 +1574,24 @@ fn check_forwarded(
             ("SOFTGPU_CALL_COUNTS", counts_seen.as_str()),
         ];
         let r = run(hip, &exe, args, Completion::Inline, &run_tag, &env);
-        let mut p = problems(&r, &want(&r));
+        let want_r = want(&r);
+        let mut p = problems(&r, &want_r);
         extra(&r, &mut p);
-        p.extend(forwarding_problems(&r, &r.dir.host.join("calls.jsonl")));
+        let counts = r.dir.host.join("calls.jsonl");
+        match want_r.ending {
+            Ending::Exit => p.extend(forwarding_problems(&r, &counts)),
+            // Both copies of SoftGPU write their call counts from an exit handler, and none runs
+            // after abort(): what reached the stand-in shows in the records (their labels and
+            // kernarg classes) and in the diffs against the reference below.
+            Ending::HipAbort => {
+                if counts.exists() {
+                    p.push(format!(
+                        "{} exists, but HIP aborted the program before any exit handler ran",
+                        counts.display()
+                    ));
+                }
+            }
+        }
         if r.capture.host.is_file() {
             p.extend(diff_problems(&reference, &r, "count"));
             if name != "threads" {
@@ -1450,6 +1646,7 @@ fn example(hip: Hip) {
         rejected: vec![],
         blits: vec![],
         facts: facts(&[("kernel_output", "unchanged"), ("launches.vadd", "1")]),
+        ending: Ending::Exit,
     };
     check_program(hip, "example", &[], &want);
 }
@@ -1479,6 +1676,7 @@ fn memcpy(hip: Hip) {
             ("write_value_result", "unchanged"),
             ("wait_value", "returned"),
         ]),
+        ending: Ending::Exit,
     };
     check_program(hip, "memcpy", &[], &want);
 }
@@ -1542,6 +1740,7 @@ fn streams(hip: Hip) {
             ("elapsed_ms_nonnegative", "1"),
             ("cu_mask", "0x0000ffff"),
         ]),
+        ending: Ending::Exit,
     };
     check_runs(
         hip,
@@ -1598,12 +1797,13 @@ fn module(hip: Hip) {
         rejected: vec![],
         blits: vec![],
         facts: facts(&[("module_global", "ok")]),
+        ending: Ending::Exit,
     };
     check_program(hip, "module", &[co.seen], &want);
 }
 
 fn lds(hip: Hip) {
-    let want = Expect {
+    let mut want = Expect {
         dispatches: vec![
             kd(
                 "_Z10lds_staticPf.kd",
@@ -1646,9 +1846,15 @@ fn lds(hip: Hip) {
             ("static_lds.lds_both", "1024"),
             ("static_lds.lds_dynamic", "0"),
         ]),
+        ending: Ending::Exit,
     };
-    // lds_both with 1024 static + 65536 dynamic bytes: HIP 5.2 refuses the launch; HIP 6.4
-    // submits it, and then SoftGPU must reject the packet (more LDS than a gfx90a workgroup has).
+    // lds_both with 1024 static + 65536 dynamic bytes, the program's last launch: HIP 5.2
+    // refuses it, and the program finishes. HIP 6.4 and 7.2 submit it; SoftGPU must reject the
+    // packet (more LDS than a gfx90a workgroup has), leave its completion signal untouched and
+    // call the queue's error callback with HSA_STATUS_ERROR_INVALID_ALLOCATION, as ROCr does on
+    // a GPU. HIP's callback prints its line; then HIP 6.4 aborts the program, and HIP 7.2
+    // (HIP_SKIP_ABORT_ON_GPU_ERROR, on by default) marks the device in error: every later HIP
+    // call returns hipErrorIllegalAddress (700), and the program finishes.
     let over = kd(
         "_Z8lds_bothPf.kd",
         "lds_both(float*)",
@@ -1657,23 +1863,88 @@ fn lds(hip: Hip) {
         1024 + 65536,
         1,
     );
+    want.facts.push(("checks_before_over_limit", "done".into()));
+    match hip {
+        Hip::V5_2 => want
+            .facts
+            .push(("over_limit_static_plus_dynamic", "refused".into())),
+        Hip::V6_4 => {
+            want.rejected
+                .push((over, "group_segment_size_exceeds_limit"));
+            want.ending = Ending::HipAbort;
+        }
+        Hip::V7_2 => {
+            want.rejected
+                .push((over, "group_segment_size_exceeds_limit"));
+            want.facts.extend(facts(&[
+                ("over_limit_static_plus_dynamic", "submitted"),
+                ("gpu_error_after_over_limit", "700"),
+                ("after_gpu_error.hipGetLastError", "700"),
+                ("after_gpu_error.hipStreamDestroy", "700"),
+                ("after_gpu_error.hipFree", "700"),
+            ]));
+        }
+    }
     check_runs(
         hip,
         "lds",
         &[],
         "lds",
-        |run| {
-            let mut w = want.clone();
-            if run.fact("over_limit_static_plus_dynamic") == Some("submitted") {
-                w.rejected.push((over.clone(), "group_segment"));
+        |_| want.clone(),
+        |run, p| {
+            if hip == Hip::V5_2 {
+                if !hip_queue_callback_lines(&run.stderr).is_empty() {
+                    p.push(
+                        "HIP's queue error callback printed, but HIP 5.2 refused the launch".into(),
+                    );
+                }
+                return;
             }
-            w
-        },
-        |run, p| match run.fact("over_limit_static_plus_dynamic") {
-            Some("refused" | "submitted") => {}
-            other => p.push(format!(
-                "over_limit_static_plus_dynamic={other:?}, expected refused or submitted"
-            )),
+            // Printed only when the abort came after it (HIP 6.4), always (HIP 7.2).
+            if let Some(v) = run.fact("over_limit_static_plus_dynamic")
+                && v != "submitted"
+            {
+                p.push(format!(
+                    "over_limit_static_plus_dynamic={v}, expected submitted"
+                ));
+            }
+            if hip == Hip::V6_4 && run.fact("gpu_error_after_over_limit").is_some() {
+                p.push(
+                    "HIP 6.4 returned the queue error to the program instead of aborting".into(),
+                );
+            }
+            // HIP's callback names the status ROCr reports for the defect.
+            let lines = hip_queue_callback_lines(&run.stderr);
+            let status = "aborting with error : HSA_STATUS_ERROR_INVALID_ALLOCATION: The \
+                          requested allocation is not valid. code: 0x1003";
+            if lines.len() != 1 || !lines[0].ends_with(status) {
+                p.push(format!(
+                    "HIP's queue error callback printed {lines:?}, expected one line ending \
+                     {status:?}"
+                ));
+            }
+            // The rejected packet: its completion signal untouched, as the shim says.
+            for r in run
+                .records
+                .iter()
+                .filter(|r| r["status"].as_str() == Some("rejected"))
+            {
+                if !r["result_label"].is_null() {
+                    p.push(format!(
+                        "the rejected packet has result_label {}, expected null (never completed)",
+                        r["result_label"]
+                    ));
+                }
+                let warn = format!(
+                    "packet {} (kernel_dispatch) rejected: group_segment_size_exceeds_limit; \
+                     label diagnostic_rejected; completion signal {} left untouched",
+                    r["packet_index"],
+                    r["completion_signal"].as_str().unwrap_or("?")
+                );
+                if !run.stderr.contains(&warn) {
+                    p.push(format!("no shim warning `...{warn}...` on stderr"));
+                }
+            }
         },
     );
 }
@@ -1708,6 +1979,7 @@ fn threads(hip: Hip) {
             ("launches_per_thread", "250"),
             ("shared_launches_per_thread", "62"),
         ]),
+        ending: Ending::Exit,
     };
     check_program(hip, "threads", &[], &want);
 }
@@ -1735,6 +2007,7 @@ fn printf(hip: Hip) {
         rejected: vec![],
         blits: vec![],
         facts: vec![],
+        ending: Ending::Exit,
     };
     check_program(hip, "printf", &[], &want);
 }
@@ -1766,6 +2039,7 @@ fn fork(hip: Hip, variant: &str) {
         } else {
             facts(&[("mode", variant), ("child_status", "0")])
         },
+        ending: Ending::Exit,
     };
     // Besides `problems` (one capture file, this pid's, complete, every record this pid's):
     check_runs(
@@ -1877,6 +2151,7 @@ fn images(hip: Hip) {
             ("pitched_texture_descriptor", "ok"),
             ("pitch", "512"),
         ]),
+        ending: Ending::Exit,
     };
     check_program(hip, "images", &[], &want);
 }
@@ -1905,6 +2180,7 @@ fn properties(hip: Hip) {
             // hipDeviceMallocFinegrained memory comes from the fine-grained VRAM pool.
             ("fine_grained_malloc_flags", "2"),
         ]),
+        ending: Ending::Exit,
     };
     check_runs(
         hip,
@@ -2025,6 +2301,7 @@ fn cooperative(hip: Hip, gpus: u64) {
             ("max_cooperative_blocks", "832"),
             ("too_large", "refused"),
         ]),
+        ending: Ending::Exit,
     };
     let tag = format!("cooperative-{gpus}");
     check_runs_env(
@@ -2568,6 +2845,7 @@ fn rocr7(hip: Hip) {
                 ("probe", "launched"),
                 ("unmapped_retain", "refused"),
             ]),
+            ending: Ending::Exit,
         }
     } else {
         Expect {
@@ -2744,6 +3022,7 @@ fn graph(hip: Hip) {
             ("exec_update", "success"),
             ("explicit_launches", "7"),
         ]),
+        ending: Ending::Exit,
     };
     check_runs(
         hip,
@@ -2837,6 +3116,7 @@ fn hiprtc(hip: Hip) {
             ("code_object", "elf"),
             ("launches", "3"),
         ]),
+        ending: Ending::Exit,
     };
     check_runs(
         hip,
@@ -3123,6 +3403,7 @@ fn bad_completion_settings_are_reported_once_by_name_and_the_program_still_compl
         rejected: vec![],
         blits: vec![],
         facts: vec![],
+        ending: Ending::Exit,
     };
     // The bad values are reported, so drop that one check of `problems`.
     p.extend(
@@ -3204,6 +3485,7 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
         rejected: vec![],
         blits: vec![("__amd_rocclr_fillBuffer", 1)],
         facts: facts(&[("x", "1")]),
+        ending: Ending::Exit,
     };
     // `status: None` means killed; a faithful run exited 0.
     let ok = || {
@@ -3335,5 +3617,86 @@ fn the_capture_checker_accepts_a_faithful_run_and_reports_each_kind_of_differenc
     assert!(
         p.iter().any(|x| x.contains("expected one containing")),
         "a rejection for another reason must be reported: {p:?}"
+    );
+
+    // A program HIP's queue error callback aborted (HIP 6.4): SIGABRT after HIP's line, no
+    // `sg: done=1`, no exit summary, and a capture without a trailer whose last records the
+    // reader recovered from the live ring.
+    let want_abort = Expect {
+        ending: Ending::HipAbort,
+        ..want.clone()
+    };
+    let aborted = || {
+        let mut r = faithful();
+        r.status = Command::new("sh")
+            .args(["-c", "kill -ABRT $$"])
+            .status()
+            .ok();
+        r.facts.remove("done");
+        r.stdout = "sg: hip_version=5.2\nsg: x=1\n".into();
+        r.stderr = ":0:rocdevice.cpp            :2992: 1 us:  Callback: Queue 0x7f0000 aborting \
+                    with error : HSA_STATUS_ERROR_INVALID_ALLOCATION: The requested allocation \
+                    is not valid. code: 0x1003\n"
+            .into();
+        r.read_problems.push(
+            "softgpu inspect warned about the capture: softgpu: warning: file \
+             /nonexistent/run/capture-4242.sgcap: capture is incomplete (no trailer: the process \
+             did not finish it: it ended without running its exit handlers (abort, _exit, or a \
+             kill); the file ends after a whole frame; 1 records recovered from the capture's \
+             live ring); showing the 3 records it holds"
+                .into(),
+        );
+        // The barrier, recovered on a queue whose first records the writer never wrote.
+        r.records[2]["target"] = json!(null);
+        r
+    };
+    assert_eq!(problems(&aborted(), &want_abort), Vec::<String>::new());
+    let abort_problem = |mutate: &dyn Fn(&mut Run), needle: &str| {
+        let mut r = aborted();
+        mutate(&mut r);
+        let p = problems(&r, &want_abort);
+        assert!(
+            p.iter().any(|x| x.contains(needle)),
+            "expected a problem containing {needle:?}, got {p:?}"
+        );
+    };
+    let p = problems(&aborted(), &want);
+    assert!(
+        p.iter().any(|x| x.contains("sg: done=1")) && p.iter().any(|x| x.contains("incomplete")),
+        "an aborted run must fail an expectation of a normal exit: {p:?}"
+    );
+    abort_problem(
+        &|r| r.status = Command::new("true").status().ok(),
+        "expected to be killed by SIGABRT",
+    );
+    abort_problem(
+        &|r| r.stderr.clear(),
+        "queue error callback must print one line",
+    );
+    abort_problem(
+        &|r| {
+            r.facts.insert("done".into(), "1".into());
+        },
+        "printed `sg: done=`",
+    );
+    abort_problem(&|r| r.read_problems.clear(), "did not warn");
+    abort_problem(
+        &|r| {
+            r.read_problems[0] = r.read_problems[0].replace("1 records recovered", "1 records were being written when the process died, or lost with the end of the file, and are missing; 1 records recovered")
+        },
+        "are missing",
+    );
+    abort_problem(&|r| r.stderr.push_str(&ok().stderr), "exit summary line");
+    abort_problem(&|r| r.records[1]["seq"] = json!(5), "without gaps");
+    abort_problem(
+        &|r| {
+            r.records[0]["kernarg_state"] = json!("lost");
+            r.records[0]["kernarg_class"] = json!("foreign_opaque");
+        },
+        "look recovered",
+    );
+    abort_problem(
+        &|r| r.records[0]["kernarg_state"] = json!("lost"),
+        "recovered from the live ring, but",
     );
 }
