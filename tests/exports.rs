@@ -31,35 +31,31 @@ fn lib_dir(hip: Hip) -> PathBuf {
     dir.join("usr/lib/x86_64-linux-gnu")
 }
 
-/// The `hsa_*` functions `lib` imports (undefined dynamic symbols).
-fn imported_hsa(lib: &Path) -> BTreeSet<String> {
+/// The `hsa_*` dynamic symbols of `lib` that `nm -D <filter>` lists
+/// (`--undefined-only`: what it imports; `--defined-only`: what it exports).
+fn hsa_symbols(lib: &Path, filter: &str) -> BTreeSet<String> {
     let out = Command::new("nm")
-        .args(["-D", "--undefined-only"])
+        .args(["-D", filter])
         .arg(lib)
         .output()
         .unwrap_or_else(|e| panic!("cannot run nm (binutils): {e}"));
     assert!(out.status.success(), "nm failed on {}", lib.display());
     String::from_utf8_lossy(&out.stdout)
         .lines()
+        // The name is the last field of both kinds of line (`U name`, `addr T name`).
         .filter_map(|l| l.split_whitespace().last())
         .map(|s| s.split('@').next().unwrap().to_string())
         .filter(|s| s.starts_with("hsa_"))
         .collect()
 }
 
+/// The `hsa_*` functions `lib` imports (undefined dynamic symbols).
+fn imported_hsa(lib: &Path) -> BTreeSet<String> {
+    hsa_symbols(lib, "--undefined-only")
+}
+
 fn exported_hsa(lib: &Path) -> BTreeSet<String> {
-    let out = Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(lib)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nm (binutils): {e}"));
-    assert!(out.status.success(), "nm failed on {}", lib.display());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(2))
-        .map(|s| s.split('@').next().unwrap().to_string())
-        .filter(|s| s.starts_with("hsa_"))
-        .collect()
+    hsa_symbols(lib, "--defined-only")
 }
 
 #[test]
