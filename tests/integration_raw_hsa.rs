@@ -2227,7 +2227,13 @@ fn threads_of(pid: i32) -> Vec<(String, u64)> {
         if t.file_name().to_str() == Some(&pid.to_string()) {
             continue;
         }
-        let status = std::fs::read_to_string(t.path().join("status")).unwrap();
+        // A thread may end between the listing and this read (its
+        // directory is then gone): it is not a thread of the ready program.
+        let status = match std::fs::read_to_string(t.path().join("status")) {
+            Ok(s) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => panic!("{}: {e}", t.path().display()),
+        };
         let field = |key: &str| {
             status
                 .lines()
