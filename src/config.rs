@@ -31,8 +31,9 @@ impl Mode {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum CaptureSetting {
     Off,
-    /// Path template; `%p` expands to the process id.
-    Path(String),
+    /// Path template, taken as the environment's bytes (a name need not be
+    /// UTF-8); `%p` expands to the process id.
+    Path(std::ffi::OsString),
 }
 
 /// `SOFTGPU_COMPLETION` (+ `SOFTGPU_COMPLETION_DELAY_US`): who decrements
@@ -89,7 +90,7 @@ pub const DEFAULT_CAPTURE: &str = "softgpu-%p.sgcap";
 impl Default for Config {
     fn default() -> Self {
         Config {
-            capture: CaptureSetting::Path(DEFAULT_CAPTURE.to_string()),
+            capture: CaptureSetting::Path(DEFAULT_CAPTURE.into()),
             mode: Mode::Auto,
             targets: vec![crate::isa::DEFAULT_TARGET],
             log: LogLevel::Warn,
@@ -123,8 +124,14 @@ impl Config {
     ) -> (Config, Vec<String>) {
         let mut values = Vec::new();
         let mut not_utf8 = Vec::new();
+        // A file name is bytes: a capture path that is not UTF-8 is honoured
+        // as it is (`softgpu inspect` opens such a name the same way).
+        let mut capture_bytes = None;
         for &var in VARIABLES {
             match get(var).map(std::ffi::OsString::into_string) {
+                Some(Err(raw)) if var == "SOFTGPU_CAPTURE" && !raw.is_empty() => {
+                    capture_bytes = Some(raw);
+                }
                 Some(Ok(v)) => values.push((var, v)),
                 Some(Err(raw)) => not_utf8.push(format!(
                     "softgpu: ignoring {var}: its value is not UTF-8 ({}); using the default",
@@ -133,12 +140,15 @@ impl Config {
                 None => {}
             }
         }
-        let (cfg, mut bad) = Config::from_lookup(|k| {
+        let (mut cfg, mut bad) = Config::from_lookup(|k| {
             values
                 .iter()
                 .find(|(var, _)| *var == k)
                 .map(|(_, v)| v.clone())
         });
+        if let Some(raw) = capture_bytes {
+            cfg.capture = CaptureSetting::Path(raw);
+        }
         bad.extend(not_utf8);
         (cfg, bad)
     }
@@ -160,7 +170,7 @@ impl Config {
                     DEFAULT_CAPTURE,
                 ));
             } else {
-                cfg.capture = CaptureSetting::Path(v);
+                cfg.capture = CaptureSetting::Path(v.into());
             }
         }
         if let Some(v) = get("SOFTGPU_MODE") {
@@ -268,7 +278,7 @@ impl Config {
     pub fn capture_path(&self, pid: u32) -> Option<PathBuf> {
         match &self.capture {
             CaptureSetting::Off => None,
-            CaptureSetting::Path(t) => Some(PathBuf::from(expand_pid(t, pid))),
+            CaptureSetting::Path(t) => Some(PathBuf::from(expand_pid_os(t, pid))),
         }
     }
 }
@@ -276,6 +286,25 @@ impl Config {
 /// Expand every `%p` in `template` to `pid`.
 pub fn expand_pid(template: &str, pid: u32) -> String {
     template.replace("%p", &pid.to_string())
+}
+
+/// [`expand_pid`] on a name's bytes, which need not be UTF-8.
+pub fn expand_pid_os(template: &std::ffi::OsStr, pid: u32) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let bytes = template.as_bytes();
+    let pid = pid.to_string();
+    let mut out = Vec::with_capacity(bytes.len() + pid.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"%p") {
+            out.extend_from_slice(pid.as_bytes());
+            i += 2;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    std::ffi::OsString::from_vec(out)
 }
 
 fn bad_value(var: &str, value: &str, accepted: &str, default: &str) -> String {
@@ -362,18 +391,31 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_path_that_is_not_utf8_is_honoured_byte_for_byte() {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let (cfg, bad) = Config::from_os_lookup(|k| {
+            (k == "SOFTGPU_CAPTURE")
+                .then(|| std::ffi::OsString::from_vec(b"/tmp/\xff\xfe-%p.sgcap".to_vec()))
+        });
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(
+            cfg.capture_path(42).unwrap().as_os_str().as_bytes(),
+            b"/tmp/\xff\xfe-42.sgcap"
+        );
+    }
+
+    #[test]
     fn a_value_that_is_not_utf8_is_reported_by_name_and_the_default_used() {
         use std::os::unix::ffi::OsStringExt;
         let (cfg, bad) = Config::from_os_lookup(|k| {
-            (k == "SOFTGPU_CAPTURE")
-                .then(|| std::ffi::OsString::from_vec(b"/tmp/\xff\xfe.sgcap".to_vec()))
+            (k == "SOFTGPU_TARGET").then(|| std::ffi::OsString::from_vec(b"gfx\xff".to_vec()))
         });
         assert_eq!(bad.len(), 1, "{bad:?}");
         assert!(
-            bad[0].contains("SOFTGPU_CAPTURE") && bad[0].contains("not UTF-8"),
+            bad[0].contains("SOFTGPU_TARGET") && bad[0].contains("not UTF-8"),
             "{bad:?}"
         );
-        assert_eq!(cfg.capture, CaptureSetting::Path(DEFAULT_CAPTURE.into()));
+        assert_eq!(cfg.targets, vec!["gfx90a"]);
         // UTF-8 values pass through as before.
         let (cfg, bad) =
             Config::from_os_lookup(|k| (k == "SOFTGPU_MODE").then(|| "virtual".into()));

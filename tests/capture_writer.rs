@@ -729,7 +729,7 @@ fn strays(dir: &std::path::Path, keep: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn a_symlink_planted_at_the_capture_name_is_replaced_and_its_target_left_unchanged() {
+fn a_symlink_planted_at_the_capture_name_is_refused_and_neither_it_nor_its_target_changes() {
     use std::os::unix::fs::MetadataExt;
     let d = fresh_dir("symlink");
     let target = d.join("precious.txt");
@@ -738,21 +738,30 @@ fn a_symlink_planted_at_the_capture_name_is_replaced_and_its_target_left_unchang
     let before = std::fs::metadata(&target).unwrap();
     let path = d.join("softgpu-123.sgcap");
     std::os::unix::fs::symlink(&target, &path).unwrap();
-    let w = CaptureWriter::create(&path, header(), classify()).unwrap();
-    w.finish(0, 0).unwrap();
+    let msg = CaptureWriter::create(&path, header(), classify())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("a symbolic link is at the capture's name; refusing to replace it"),
+        "{msg}"
+    );
     let after = std::fs::metadata(&target).unwrap();
     assert_eq!(std::fs::read(&target).unwrap(), b"do not touch");
     assert_eq!(after.mode() & 0o777, 0o644, "the target was not chmod-ed");
     assert_eq!((after.ino(), after.size()), (before.ino(), before.size()));
-    let at = std::fs::symlink_metadata(&path).unwrap();
-    assert!(at.file_type().is_file(), "the name is now our regular file");
-    assert_eq!(at.mode() & 0o777, 0o600);
-    assert!(read_file(&path).unwrap().complete);
+    assert!(
+        std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is still there"
+    );
     assert!(strays(&d, &["precious.txt", "softgpu-123.sgcap"]).is_empty());
 }
 
 #[test]
 fn a_fifo_planted_at_the_capture_name_is_never_opened_so_create_cannot_hang() {
+    use std::os::unix::fs::FileTypeExt;
     let d = fresh_dir("fifo");
     let path = d.join("softgpu-123.sgcap");
     assert!(
@@ -770,19 +779,72 @@ fn a_fifo_planted_at_the_capture_name_is_never_opened_so_create_cannot_hang() {
         let r = CaptureWriter::create(&p, header(), classify()).map(|w| {
             w.finish(0, 0).unwrap();
         });
-        let _ = tx.send(r.is_ok());
+        let _ = tx.send(r.map_err(|e| e.to_string()));
     });
-    let ok = rx
+    let r = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("create blocked on a FIFO at the capture name");
-    assert!(ok);
+    let msg = r.unwrap_err();
+    assert!(
+        msg.contains("a FIFO is at the capture's name; refusing to replace it"),
+        "{msg}"
+    );
     assert!(
         std::fs::symlink_metadata(&path)
             .unwrap()
             .file_type()
-            .is_file()
+            .is_fifo(),
+        "the FIFO is still there"
     );
-    assert!(read_file(&path).unwrap().complete);
+    assert!(strays(&d, &["softgpu-123.sgcap"]).is_empty());
+}
+
+#[test]
+fn a_device_node_or_socket_at_the_capture_name_is_refused_and_stays_what_it_was() {
+    use std::os::unix::fs::FileTypeExt;
+    // Run as root, the 2.x shim renamed its file over whatever the name held:
+    // SOFTGPU_CAPTURE=/dev/full became a 2 MB regular file. A node of our own
+    // (the same device numbers as /dev/full: 1, 7) stands in for it here.
+    let d = fresh_dir("device");
+    let node = d.join("full");
+    let st = std::process::Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "7"])
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "mknod needs root: run the tests as root (./scripts/setup)"
+    );
+    let msg = CaptureWriter::create(&node, header(), classify())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("a device node is at the capture's name; refusing to replace it"),
+        "{msg}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&node)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    let sock_path = d.join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock_path).unwrap();
+    let msg = CaptureWriter::create(&sock_path, header(), classify())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("a socket is at the capture's name; refusing to replace it"),
+        "{msg}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&sock_path)
+            .unwrap()
+            .file_type()
+            .is_socket()
+    );
+    assert!(strays(&d, &["full", "sock"]).is_empty());
 }
 
 #[test]
@@ -841,10 +903,39 @@ fn another_users_file_in_a_sticky_directory_is_refused_not_replaced() {
     );
     let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("sticky directory"), "{msg}");
+    assert!(
+        msg.contains("refusing to replace another user's file"),
+        "{msg}"
+    );
     assert!(msg.contains(&format!("uid {other}")), "{msg}");
     assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
     assert!(strays(&d, &["softgpu-123.sgcap"]).is_empty());
+}
+
+#[test]
+fn another_users_file_is_refused_in_any_directory_not_only_a_sticky_one() {
+    let d = fresh_dir("others");
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = d.join("c.sgcap");
+    std::fs::write(&path, b"someone else's").unwrap();
+    let st = std::process::Command::new("chown")
+        .arg("65534")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "chown needs root: run the tests as root (./scripts/setup)"
+    );
+    let msg = CaptureWriter::create(&path, header(), classify())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("refusing to replace another user's file"),
+        "{msg}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
+    assert!(strays(&d, &["c.sgcap"]).is_empty());
 }
 
 #[test]

@@ -2607,13 +2607,16 @@ fn a_forked_child_never_writes_into_its_parents_capture() {
 }
 
 #[test]
-fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touches_the_target() {
+fn a_fifo_symlink_or_device_at_the_capture_name_is_refused_and_the_program_runs_on_without_a_capture()
+ {
+    use std::os::unix::fs::FileTypeExt;
     let exe = compile("dispatch_valid");
     let dir = work_dir("planted");
     let fifo = dir.join("fifo.sgcap");
     let link = dir.join("link.sgcap");
+    let node = dir.join("full");
     let target = dir.join("precious.txt");
-    for p in [&fifo, &link, &target] {
+    for p in [&fifo, &link, &target, &node] {
         let _ = std::fs::remove_file(p);
     }
     assert!(
@@ -2623,9 +2626,26 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
             .unwrap()
             .success()
     );
+    // A node of our own with /dev/full's numbers: run as root, the 2.x shim
+    // renamed its file over SOFTGPU_CAPTURE=/dev/full.
+    assert!(
+        Command::new("mknod")
+            .arg(&node)
+            .args(["c", "1", "7"])
+            .status()
+            .unwrap()
+            .success(),
+        "mknod needs root (./scripts/setup)"
+    );
     std::fs::write(&target, b"not yours").unwrap();
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    for (cap, what) in [(&fifo, "a FIFO"), (&link, "a symlink")] {
+    type Kind = fn(&std::fs::FileType) -> bool;
+    let cases: [(&PathBuf, &str, Kind); 3] = [
+        (&fifo, "a FIFO", |t| t.is_fifo()),
+        (&link, "a symbolic link", |t| t.is_symlink()),
+        (&node, "a device node", |t| t.is_char_device()),
+    ];
+    for (cap, what, still) in cases {
         let mut cmd = Command::new(&exe);
         cmd.current_dir(&dir)
             .env("LD_PRELOAD", shim())
@@ -2640,20 +2660,16 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
             RUN_TIMEOUT,
             &format!("a program with {what} at its capture name"),
         );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what}: {stderr}");
         assert!(
-            out.status.success(),
-            "{what}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            stderr.contains(&format!(
+                "{what} is at the capture's name; refusing to replace it"
+            )) && stderr.contains("capture disabled"),
+            "{what}: {stderr}"
         );
         let meta = std::fs::symlink_metadata(cap).unwrap();
-        assert!(
-            meta.file_type().is_file(),
-            "{what}: the name is now a regular capture"
-        );
-        assert!(
-            softgpu_hsa::capture::read_file(cap).unwrap().complete,
-            "{what}"
-        );
+        assert!(still(&meta.file_type()), "{what}: the name is unchanged");
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"not yours");
     use std::os::unix::fs::PermissionsExt;
@@ -2662,6 +2678,50 @@ fn a_fifo_or_symlink_planted_at_the_capture_name_neither_hangs_hsa_init_nor_touc
         0o600,
         "the symlink's target was not chmod-ed"
     );
+}
+
+#[test]
+fn a_capture_path_that_is_not_utf8_is_written_under_its_own_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let exe = compile("dispatch_valid");
+    let dir = work_dir("not_utf8");
+    let name = std::ffi::OsStr::from_bytes(b"cap-\xff\xfe-%p.sgcap");
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let _ = std::fs::remove_file(e.path());
+    }
+    let mut cmd = Command::new(&exe);
+    cmd.current_dir(&dir)
+        .env("LD_PRELOAD", shim())
+        .env("SOFTGPU_MODE", "virtual")
+        .env("SOFTGPU_CAPTURE", name)
+        .env_remove("SOFTGPU_LOG_FILE")
+        .env_remove("SOFTGPU_TARGET");
+    let out = common::output_within(&mut cmd, RUN_TIMEOUT, "a program with a non-UTF-8 capture");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("not UTF-8"), "{stderr}");
+    // The one file written, named by the template's bytes with %p expanded.
+    let written: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let [path] = &written[..] else {
+        panic!(
+            "one capture expected in {}: {written:?}\n{stderr}",
+            dir.display()
+        )
+    };
+    let bytes = path.file_name().unwrap().as_bytes();
+    let pid = bytes
+        .strip_prefix(b"cap-\xff\xfe-")
+        .and_then(|r| r.strip_suffix(b".sgcap"))
+        .unwrap_or_else(|| panic!("{path:?} is not cap-\\xff\\xfe-<pid>.sgcap"));
+    assert!(
+        !pid.is_empty() && pid.iter().all(u8::is_ascii_digit),
+        "{path:?}"
+    );
+    assert!(softgpu_hsa::capture::read_file(path).unwrap().complete);
 }
 
 #[test]

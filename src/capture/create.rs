@@ -6,12 +6,14 @@
 //! (`O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC`, mode 0600) under a fresh
 //! temporary name in the same directory, checked to be a regular file owned
 //! by us, filled with its first bytes, and only then renamed onto the final
-//! name. `rename(2)` replaces the name itself: a symlink planted there is
-//! replaced, never followed; a FIFO is replaced, never opened; no existing
-//! file is written, truncated or chmod-ed. It refuses, with a message that
-//! says why, when the final name is a directory, or when it belongs to
-//! another user in a sticky directory (such as `/tmp`), where replacing it
-//! would be replacing someone else's file.
+//! name. `rename(2)` replaces the name itself, so no existing file is ever
+//! opened, written, truncated or chmod-ed. The only thing the rename may
+//! replace is a regular file of the same user (an earlier capture under the
+//! same name). Anything else at the name is refused with a message that says
+//! what is there: a directory, a symbolic link (never followed, never
+//! replaced), a FIFO (never opened), a socket, a device node (run as root,
+//! `SOFTGPU_CAPTURE=/dev/null` would otherwise have replaced `/dev/null` with
+//! a regular file), or another user's file.
 
 use std::fs::{File, OpenOptions, Permissions};
 use std::io;
@@ -47,9 +49,10 @@ fn split(path: &Path) -> io::Result<(PathBuf, &std::ffi::OsStr)> {
     Ok((dir, name))
 }
 
-/// Refuses a final name that must not be replaced (see the module doc).
-/// `ours` is the uid of the file we created.
-fn check_target(path: &Path, dir: &Path, ours: u32) -> io::Result<()> {
+/// Refuses a final name that must not be replaced (see the module doc):
+/// only nothing, or a regular file owned by `ours` (the uid of the file we
+/// created), may be at `path`.
+fn check_target(path: &Path, ours: u32) -> io::Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -62,14 +65,22 @@ fn check_target(path: &Path, dir: &Path, ours: u32) -> io::Result<()> {
             "a directory is at the capture's name; refusing to replace it",
         ));
     }
-    let sticky = std::fs::metadata(dir).is_ok_and(|d| d.mode() & 0o1000 != 0);
-    if sticky && meta.uid() != ours {
+    if !meta.file_type().is_file() {
+        return Err(err(
+            io::ErrorKind::AlreadyExists,
+            path,
+            format_args!(
+                "{} is at the capture's name; refusing to replace it (a capture is only ever a regular file of this user's)",
+                describe(&meta)
+            ),
+        ));
+    }
+    if meta.uid() != ours {
         return Err(err(
             io::ErrorKind::PermissionDenied,
             path,
             format_args!(
-                "the name already exists ({}) and belongs to uid {}, not to this process (uid {ours}), in a sticky directory; refusing to replace another user's file",
-                describe(&meta),
+                "the name already exists and belongs to uid {}, not to this process (uid {ours}); refusing to replace another user's file",
                 meta.uid()
             ),
         ));
@@ -87,7 +98,7 @@ fn describe(m: &std::fs::Metadata) -> &'static str {
     } else if t.is_socket() {
         "a socket"
     } else if t.is_block_device() || t.is_char_device() {
-        "a device"
+        "a device node"
     } else {
         "a file"
     }
@@ -139,7 +150,7 @@ pub fn create(path: &Path) -> io::Result<NewFile> {
                 // (this is our own new file, through our own descriptor).
                 file.set_permissions(Permissions::from_mode(0o600))
                     .map_err(fail)?;
-                if let Err(e) = check_target(path, &dir, meta.uid()) {
+                if let Err(e) = check_target(path, meta.uid()) {
                     let _ = std::fs::remove_file(&tmp);
                     return Err(e);
                 }
@@ -161,10 +172,9 @@ impl NewFile {
     /// there, never what it pointed to). On failure the temporary file is
     /// removed and the error says what is at the name.
     pub fn persist(self) -> io::Result<File> {
-        let (dir, _) = split(&self.target)?;
         let ours = self.file.metadata().map(|m| m.uid()).unwrap_or(u32::MAX);
         // Checked again just before the rename: the directory may have changed.
-        if let Err(e) = check_target(&self.target, &dir, ours) {
+        if let Err(e) = check_target(&self.target, ours) {
             let _ = std::fs::remove_file(&self.tmp);
             return Err(e);
         }
