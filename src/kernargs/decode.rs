@@ -548,6 +548,12 @@ fn hidden_value(a: &KernelArg, bytes: &[u8]) -> ArgValue {
     }
 }
 
+/// A pointer into the workgroup's LDS (`dynamic_shared_pointer`, or the
+/// `local` address space): 4 bytes, an LDS offset, not an address in memory.
+fn lds_pointer(a: &KernelArg) -> bool {
+    a.value_kind == "dynamic_shared_pointer" || a.address_space.as_deref() == Some("local")
+}
+
 /// Kinds whose argument is an address.
 fn pointer_kind(kind: &str) -> bool {
     matches!(
@@ -570,7 +576,9 @@ fn explicit_value(
     };
     let (Some(text), Some(t)) = (type_text, arg_type) else {
         // No type: the value kind alone.
-        return if pointer_kind(&a.value_kind) {
+        return if a.size == 4 && lds_pointer(a) {
+            uint_le(bytes).map_or(ArgValue::Bytes(bytes.to_vec()), ArgValue::Uint)
+        } else if pointer_kind(&a.value_kind) {
             as_pointer(bytes)
         } else {
             ArgValue::Bytes(bytes.to_vec())
@@ -607,6 +615,12 @@ fn explicit_value(
         }
         ArgType::Scalar(s) => size_disagrees(s.size(), disagreements),
         ArgType::Pointer { .. } if a.size == 8 => as_pointer(bytes),
+        // An OpenCL `local` pointer argument is a 32-bit LDS address (AMDGPU's
+        // address space 3): the runtime writes the offset in the workgroup's
+        // LDS where it placed the buffer given to clSetKernelArg(size, NULL).
+        ArgType::Pointer { .. } if a.size == 4 && lds_pointer(a) => {
+            uint_le(bytes).map_or(ArgValue::Bytes(bytes.to_vec()), ArgValue::Uint)
+        }
         ArgType::Pointer { .. } => size_disagrees(8, disagreements),
         ArgType::Vector { element, lanes } => {
             let lanes = u64::from(*lanes);
@@ -765,6 +779,38 @@ mod tests {
             assert_eq!(HiddenKind::from_value_kind(s), Some(k));
             assert_eq!(k.value_kind(), s);
         }
+    }
+
+    #[test]
+    fn an_opencl_local_pointer_is_its_4_byte_lds_offset_not_a_size_disagreement() {
+        // OpenCL's `kernel void scale(global float *x, local float *tile)` as
+        // clang-22 describes it: the local pointer is 4 bytes, an LDS offset.
+        let mut tile = arg(8, 4, "dynamic_shared_pointer");
+        tile.type_name = Some("float*".into());
+        tile.address_space = Some("local".into());
+        let mut x = arg(0, 8, "global_buffer");
+        x.type_name = Some("float*".into());
+        let k = KernelMetadata {
+            symbol: "scale.kd".into(),
+            kernarg_segment_size: 16,
+            args: vec![x, tile],
+            ..Default::default()
+        };
+        let mut b = vec![0u8; 16];
+        b[0..8].copy_from_slice(&0x7f00_0000_1000u64.to_le_bytes());
+        b[8..12].copy_from_slice(&512u32.to_le_bytes());
+        let d = decode(&b, &k, Sources::default());
+        assert_eq!(d.disagreements, []);
+        assert_eq!(d.args[1].value, ArgValue::Uint(512));
+        assert_eq!(
+            d.call_text_plain(),
+            "scale(float* 0x7f0000001000, float* 512)"
+        );
+        // Without a type, the kind alone says the same.
+        let mut k = k;
+        k.args[1].type_name = None;
+        let d = decode(&b, &k, Sources::default());
+        assert_eq!(d.args[1].value, ArgValue::Uint(512));
     }
 
     #[test]

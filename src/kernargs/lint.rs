@@ -374,17 +374,26 @@ pub fn expected_hidden(
 
 /// Checks the hidden arguments of a decoded block against the packet:
 /// every argument whose kind [`expected_hidden`] determines and whose value
-/// the block holds.
+/// the block holds. `hidden_dynamic_lds_size` is not checked for a kernel
+/// with OpenCL `local` pointer arguments (`dynamic_shared_pointer`): the
+/// packet's group segment then also holds the buffers the runtime placed for
+/// them (ROCclr adds them to the static size and writes only HIP's dynamic
+/// shared memory, 0 for OpenCL, into the hidden argument), and the block
+/// records where each starts but not its size.
 pub fn check_hidden(
     args: &DecodedArgs,
     packet: &DispatchGeometry,
     group_segment_fixed_size: u64,
 ) -> Vec<HiddenMismatch> {
+    let lds_arguments = args.args.iter().any(|a| a.kind == "dynamic_shared_pointer");
     let mut out = Vec::new();
     for a in &args.args {
         let Some(kind) = HiddenKind::from_value_kind(&a.kind) else {
             continue;
         };
+        if kind == HiddenKind::DynamicLdsSize && lds_arguments {
+            continue;
+        }
         let (Some(value), Some(expected)) = (
             a.value.as_u64(),
             expected_hidden(kind, packet, group_segment_fixed_size),
@@ -778,5 +787,49 @@ mod tests {
         );
         assert_eq!(expected_hidden(HiddenKind::BlockCountX, &odd, 1024), None);
         assert_eq!(expected_hidden(HiddenKind::GlobalOffsetX, &packet, 0), None);
+    }
+
+    #[test]
+    fn opencl_local_buffers_are_not_taken_for_dynamic_lds() {
+        use crate::code_object::{KernelArg, KernelMetadata};
+        use crate::kernargs::decode::{Sources, decode};
+        // `kernel void scale(local float *tile)` given 512 bytes by
+        // clSetKernelArg(1, 512, NULL), as ROCm's OpenCL runtime 7.2.4
+        // dispatches it (measured): the packet's group segment is 512, the
+        // tile sits at LDS offset 0 and hidden_dynamic_lds_size is 0.
+        let k = KernelMetadata {
+            symbol: "scale.kd".into(),
+            kernarg_segment_size: 8,
+            args: vec![
+                KernelArg {
+                    offset: 0,
+                    size: 4,
+                    value_kind: "dynamic_shared_pointer".into(),
+                    address_space: Some("local".into()),
+                    ..Default::default()
+                },
+                KernelArg {
+                    offset: 4,
+                    size: 4,
+                    value_kind: "hidden_dynamic_lds_size".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let packet = DispatchGeometry {
+            dimensions: 1,
+            workgroup_size: [128, 1, 1],
+            grid_size: [256, 1, 1],
+            group_segment_size: 512,
+        };
+        let d = decode(&[0; 8], &k, Sources::default());
+        assert_eq!(check_hidden(&d, &packet, 0), []);
+        // Without the local argument the same block is a mismatch.
+        let mut k = k;
+        k.args[0].value_kind = "by_value".into();
+        k.args[0].address_space = None;
+        let d = decode(&[0; 8], &k, Sources::default());
+        assert_eq!(check_hidden(&d, &packet, 0).len(), 1);
     }
 }

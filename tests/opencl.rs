@@ -1,0 +1,468 @@
+//! ROCm's OpenCL runtime over the shim: Debian experimental's `rocm-opencl-icd` 7.2.4 (ROCclr
+//! over HSA, behind the `ocl-icd` loader) in the ROCm 7.2.4 chroot of
+//! `scripts/sid-chroot --rocm7 --realworld`, with the shim preloaded in virtual mode, on one
+//! virtual GPU (`gfx90a`) and on two (`gfx90a,gfx942`).
+//!
+//! - `clinfo` lists every virtual agent as an OpenCL GPU device.
+//! - Our program (`integration/opencl/vector.c`, built in the chroot with clang-22 against
+//!   Debian's OpenCL headers) prints every `clEnqueueNDRangeKernel` it makes; each one must be in
+//!   the capture, in order, on its device's queue and target, with its kernel name, grid and
+//!   workgroup, its arguments decoded from the OpenCL kernel's `.args` (names, types, values,
+//!   the hidden arguments OpenCL's code objects carry), no disagreement, no hidden mismatch, and
+//!   every buffer argument inside an allocation (sub-buffers at their offset).
+//! - Debian's OpenCL software: pyopencl's own library kernels (`integration/opencl/pyopencl_lib.py`
+//!   drives python3-pyopencl's arrays, elementwise, reduction, scan and random modules) and
+//!   `clpeak` (its global bandwidth, single-precision compute and kernel latency tests). Every
+//!   dispatch of theirs is validated, named, its arguments decoded with no disagreement, and its
+//!   buffer arguments inside allocations. The counts are the README's OpenCL matrix
+//!   (`<!-- opencl-matrix -->`), which this file checks (`SOFTGPU_BLESS=1` rewrites it).
+//!
+//! There is no OpenCL witness: these programs' enqueues are known from their own output (ours)
+//! or not at all (pyopencl, clpeak); see `docs/TESTING.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+use common::{Hip, Place, cli, output_within, repo, shim};
+
+/// The two set-ups every program runs on: (SOFTGPU_TARGET, the README's column).
+const TARGETS: [(&str, &str); 2] = [("gfx90a", "gfx90a"), ("gfx90a,gfx942", "gfx90a + gfx942")];
+
+/// The chroot, ready with its real-world stage, and this test process's directory in it with
+/// the shim and our sources copied in and `vector` built. One per test process.
+fn built() -> &'static (common::Chroot, Place) {
+    static BUILT: std::sync::OnceLock<(common::Chroot, Place)> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let chroot = Hip::V7_2.chroot().unwrap();
+        assert!(
+            chroot.root.join(".softgpu-realworld-ready").is_file(),
+            "the ROCm 7.2.4 chroot's real-world stage is not ready at {}: run \
+             scripts/sid-chroot --rocm7 --realworld (scripts/test does)",
+            chroot.root.display()
+        );
+        let dir = common::process_dir_in_chroot(&chroot.root, "opencl");
+        for f in ["vector.c", "pyopencl_lib.py"] {
+            std::fs::copy(repo().join("integration/opencl").join(f), dir.host.join(f)).unwrap();
+        }
+        std::fs::copy(shim(), dir.host.join("libsoftgpu_hsa.so")).unwrap();
+        let out = output_within(
+            chroot.run_command().args([
+                "clang-22",
+                "-std=c11",
+                "-O1",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-o",
+                &format!("{}/vector", dir.seen),
+                &format!("{}/vector.c", dir.seen),
+                "-lOpenCL",
+            ]),
+            Duration::from_secs(120),
+            "clang-22 of integration/opencl/vector.c",
+        );
+        assert!(
+            out.status.success(),
+            "clang-22 of integration/opencl/vector.c failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (chroot, dir)
+    })
+}
+
+/// One program's run under the shim.
+struct Run {
+    stdout: String,
+    stderr: String,
+    /// The capture's records (`softgpu inspect --format jsonl`).
+    records: Vec<Value>,
+    /// Where it ran, for messages.
+    dir: PathBuf,
+    elapsed: Duration,
+}
+
+impl Run {
+    fn dispatches(&self) -> Vec<&Value> {
+        self.records
+            .iter()
+            .filter(|r| r["type"] == "kernel_dispatch")
+            .collect()
+    }
+    fn shown(&self) -> String {
+        let tail: String = {
+            let lines: Vec<&str> = self.stdout.lines().collect();
+            lines[lines.len().saturating_sub(40)..].join("\n")
+        };
+        format!(
+            "in {}\nstdout (end):\n{tail}\nstderr:\n{}",
+            self.dir.display(),
+            self.stderr
+        )
+    }
+}
+
+/// Runs `cmd` (as the chroot sees it) in our directory with the shim preloaded, virtual mode,
+/// `SOFTGPU_TARGET=targets`, and reads its capture back. `name` names the capture.
+fn run(name: &str, targets: &str, cmd: &[&str]) -> Run {
+    let (chroot, dir) = built();
+    let capture = dir.join(&format!("{name}-{}.sgcap", targets.replace(',', "+")));
+    let _ = std::fs::remove_file(&capture.host);
+    let start = Instant::now();
+    let out = output_within(
+        chroot
+            .run_command()
+            .args([
+                "/usr/bin/env",
+                "-i",
+                "-C",
+                &dir.seen,
+                "PATH=/usr/bin:/bin",
+                &format!("HOME={}", dir.seen),
+                &format!("LD_PRELOAD={}/libsoftgpu_hsa.so", dir.seen),
+                "SOFTGPU_MODE=virtual",
+                &format!("SOFTGPU_TARGET={targets}"),
+                &format!("SOFTGPU_CAPTURE={}", capture.seen),
+            ])
+            .args(cmd),
+        Duration::from_secs(600),
+        &format!("{cmd:?} under the shim"),
+    );
+    let elapsed = start.elapsed();
+    let mut run = Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        records: Vec::new(),
+        dir: dir.host.clone(),
+        elapsed,
+    };
+    assert!(
+        out.status.success(),
+        "{cmd:?} with SOFTGPU_TARGET={targets} failed ({}): {}",
+        out.status,
+        run.shown()
+    );
+    let inspect = output_within(
+        std::process::Command::new(cli()).args([
+            "inspect",
+            &capture.host.display().to_string(),
+            "--format",
+            "jsonl",
+        ]),
+        Duration::from_secs(300),
+        "softgpu inspect",
+    );
+    assert!(
+        inspect.status.success(),
+        "softgpu inspect {}: {}",
+        capture.host.display(),
+        String::from_utf8_lossy(&inspect.stderr)
+    );
+    run.records = String::from_utf8_lossy(&inspect.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let _ = std::fs::remove_file(&capture.host);
+    run
+}
+
+/// What every OpenCL dispatch must be, whatever the program: validated with no reason, named,
+/// its target one of `targets`, its kernarg block captured and decoded with no disagreement
+/// and no hidden mismatch, every buffer argument inside an allocation or null. Returns the
+/// hidden argument kinds seen.
+fn check_dispatches(run: &Run, targets: &str) -> BTreeSet<String> {
+    let want: BTreeSet<&str> = targets.split(',').collect();
+    let mut hidden = BTreeSet::new();
+    let dispatches = run.dispatches();
+    assert!(
+        !dispatches.is_empty(),
+        "no dispatch captured: {}",
+        run.shown()
+    );
+    for r in dispatches {
+        let what = format!("record {r}\n{}", run.shown());
+        assert_eq!(r["status"], "validated", "{what}");
+        assert_eq!(r["reasons"], serde_json::json!([]), "{what}");
+        assert!(r["kernel_name"].is_string(), "no kernel name: {what}");
+        assert!(
+            want.contains(r["target"].as_str().unwrap_or("")),
+            "target not one of {targets}: {what}"
+        );
+        assert_eq!(r["kernarg_state"], "captured", "{what}");
+        assert_eq!(r["arg_disagreements"], serde_json::json!([]), "{what}");
+        assert_eq!(r["hidden_mismatches"], serde_json::json!([]), "{what}");
+        let args = r["args"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no args: {what}"));
+        let findings = r["arg_findings"].as_array().unwrap();
+        let buffers: Vec<&Value> = args
+            .iter()
+            .filter(|a| a["kind"] == "global_buffer")
+            .collect();
+        assert_eq!(findings.len(), buffers.len(), "{what}");
+        for f in findings {
+            assert!(
+                f["code"] == "pointer_in_allocation" || f["code"] == "pointer_null",
+                "a buffer argument outside every allocation: {what}"
+            );
+        }
+        for a in args {
+            let kind = a["kind"].as_str().unwrap();
+            if kind.starts_with("hidden_") {
+                hidden.insert(kind.to_owned());
+            }
+        }
+    }
+    hidden
+}
+
+/// The value of the argument of kind `kind` in a record.
+fn arg<'r>(r: &'r Value, kind: &str) -> &'r Value {
+    r["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == kind)
+        .map(|a| &a["value"])
+        .unwrap_or_else(|| panic!("no argument of kind {kind} in {r}"))
+}
+
+#[test]
+fn clinfo_lists_every_virtual_agent_as_an_opencl_gpu() {
+    for (targets, _) in TARGETS {
+        let list = run("clinfo-l", targets, &["clinfo", "-l"]);
+        let devices: Vec<&str> = list
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_once("-- Device #").map(|(_, d)| d))
+            .collect();
+        let want: Vec<String> = targets
+            .split(',')
+            .enumerate()
+            .map(|(i, t)| format!("{i}: {t}:sramecc+:xnack-"))
+            .collect();
+        assert_eq!(devices, want, "clinfo -l: {}", list.shown());
+        assert!(
+            list.stdout
+                .contains("Platform #0: AMD Accelerated Parallel Processing"),
+            "{}",
+            list.shown()
+        );
+        // The full listing queries every device property; it must not fail or warn.
+        let full = run("clinfo", targets, &["clinfo"]);
+        let count = targets.split(',').count();
+        assert!(
+            full.stdout
+                .lines()
+                .any(|l| l.starts_with("Number of devices") && l.ends_with(&format!(" {count}"))),
+            "clinfo: {}",
+            full.shown()
+        );
+        assert!(!full.stderr.contains(" WARN "), "{}", full.shown());
+        assert!(full.dispatches().is_empty(), "{}", full.shown());
+    }
+}
+
+/// One `sg: enqueue` line of our program.
+#[derive(Debug)]
+struct Enqueue {
+    device: usize,
+    kernel: String,
+    grid: Vec<u64>,
+    block: Vec<u64>,
+}
+
+fn enqueues(stdout: &str) -> Vec<Enqueue> {
+    let triple = |s: &str| {
+        s.split(',')
+            .map(|v| v.parse().unwrap())
+            .collect::<Vec<u64>>()
+    };
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("sg: enqueue "))
+        .map(|l| {
+            let f: BTreeMap<&str, &str> = l.split(' ').filter_map(|w| w.split_once('=')).collect();
+            assert_eq!(f["status"], "0", "{l}");
+            Enqueue {
+                device: f["device"].parse().unwrap(),
+                kernel: f["kernel"].to_owned(),
+                grid: triple(f["grid"]),
+                block: triple(f["block"]),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_enqueue_of_our_opencl_program_is_captured_with_its_arguments() {
+    for (targets, _) in TARGETS {
+        let run = run("vector", targets, &["./vector"]);
+        assert!(run.stdout.contains("sg: done=1"), "{}", run.shown());
+        let names: Vec<&str> = targets.split(',').collect();
+        let calls = enqueues(&run.stdout);
+        assert_eq!(calls.len(), 4 * names.len(), "{}", run.shown());
+        let hidden = check_dispatches(&run, targets);
+        let dispatches = run.dispatches();
+        // In order: the program enqueues on one device, waits for it, then on the next.
+        assert_eq!(dispatches.len(), calls.len(), "{}", run.shown());
+        let mut queue_of_device: BTreeMap<usize, &Value> = BTreeMap::new();
+        for (call, r) in calls.iter().zip(&dispatches) {
+            let what = format!("{call:?} against {r}\n{}", run.shown());
+            assert_eq!(r["kernel_name"], call.kernel.as_str(), "{what}");
+            assert_eq!(r["kernel_symbol"], format!("{}.kd", call.kernel), "{what}");
+            assert_eq!(r["grid"], serde_json::json!(call.grid), "{what}");
+            assert_eq!(r["workgroup"], serde_json::json!(call.block), "{what}");
+            assert_eq!(r["target"], names[call.device], "{what}");
+            let q = queue_of_device.entry(call.device).or_insert(&r["queue_id"]);
+            assert_eq!(*q, &r["queue_id"], "one queue per device: {what}");
+        }
+        let queues: BTreeSet<String> = queue_of_device.values().map(|q| q.to_string()).collect();
+        assert_eq!(
+            queues.len(),
+            names.len(),
+            "a queue per device: {}",
+            run.shown()
+        );
+        for (d, _) in names.iter().enumerate() {
+            let mine: Vec<&&Value> = calls
+                .iter()
+                .zip(&dispatches)
+                .filter(|(c, _)| c.device == d)
+                .map(|(_, r)| r)
+                .collect();
+            let [vadd, scale, fill, sub] = mine[..] else {
+                panic!("device {d}: {} dispatches: {}", mine.len(), run.shown())
+            };
+            // Names and types from the OpenCL metadata, values as set by clSetKernelArg.
+            assert!(
+                vadd["call"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("vadd(float* a=0x"),
+                "{vadd}"
+            );
+            assert!(
+                vadd["call"].as_str().unwrap().ends_with("uint n=1024)"),
+                "{vadd}"
+            );
+            assert_eq!(arg(vadd, "hidden_global_offset_x"), 0, "{vadd}");
+            assert_eq!(arg(vadd, "hidden_block_count_x"), 16, "{vadd}");
+            assert_eq!(arg(vadd, "hidden_grid_dims"), 1, "{vadd}");
+            // The local buffer: 512 bytes in the packet, at LDS offset 0; the global offset.
+            assert_eq!(scale["group_segment_size"], 512, "{scale}");
+            assert!(
+                scale["call"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("float* tile=0, float factor=2.5, int4 shift=(1, -2, 3, -4))"),
+                "{scale}"
+            );
+            assert_eq!(arg(scale, "hidden_global_offset_x"), 32, "{scale}");
+            assert_eq!(arg(scale, "hidden_dynamic_lds_size"), 0, "{scale}");
+            assert_eq!(arg(fill, "hidden_grid_dims"), 2, "{fill}");
+            assert_eq!(arg(fill, "hidden_block_count_y"), 2, "{fill}");
+            assert!(
+                fill["call"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("int width=16, int value=7)"),
+                "{fill}"
+            );
+            // Sub-buffers: the same three allocations, 1 KiB in.
+            for (whole, part) in vadd["arg_findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(sub["arg_findings"].as_array().unwrap())
+            {
+                assert_eq!(whole["allocation"], part["allocation"], "{sub}");
+                assert_eq!(whole["offset"], 0, "{vadd}");
+                assert_eq!(part["offset"], 1024, "{sub}");
+            }
+        }
+        for k in [
+            "hidden_block_count_x",
+            "hidden_group_size_x",
+            "hidden_remainder_x",
+            "hidden_global_offset_x",
+            "hidden_grid_dims",
+            "hidden_dynamic_lds_size",
+        ] {
+            assert!(hidden.contains(k), "{k} not among {hidden:?}");
+        }
+        println!(
+            "opencl: vector on {targets}: {} dispatches in {:.1} s; hidden arguments {hidden:?}",
+            dispatches.len(),
+            run.elapsed.as_secs_f64()
+        );
+    }
+}
+
+/// The OpenCL programs of the README's matrix: (program as the README names it, command).
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("`vector` (ours)", &["./vector"]),
+    (
+        "pyopencl (`pyopencl_lib.py`)",
+        &["python3", "pyopencl_lib.py"],
+    ),
+    (
+        "clpeak (`--global-bandwidth --compute-sp --kernel-latency -i 2`)",
+        &[
+            "clpeak",
+            "--global-bandwidth",
+            "--compute-sp",
+            "--kernel-latency",
+            "-i",
+            "2",
+        ],
+    ),
+];
+
+#[test]
+fn the_readme_opencl_matrix_is_what_the_suite_measured() {
+    let mut rows = String::from(
+        "| program | gfx90a | gfx90a + gfx942 | hidden arguments seen |\n| --- | --- | --- | --- |\n",
+    );
+    for (program, cmd) in PROGRAMS {
+        let mut cells = Vec::new();
+        let mut hidden = BTreeSet::new();
+        for (targets, _) in TARGETS {
+            let run = run(&cmd[0].replace(['.', '/'], ""), targets, cmd);
+            hidden.extend(check_dispatches(&run, targets));
+            let per_target: BTreeMap<&str, usize> =
+                run.dispatches().iter().fold(BTreeMap::new(), |mut m, r| {
+                    *m.entry(r["target"].as_str().unwrap()).or_default() += 1;
+                    m
+                });
+            // Every device got work.
+            for t in targets.split(',') {
+                assert!(
+                    per_target.contains_key(t),
+                    "{program}: nothing dispatched on {t}: {}",
+                    run.shown()
+                );
+            }
+            println!(
+                "opencl: {program} on {targets}: {} dispatches {per_target:?} in {:.1} s",
+                run.dispatches().len(),
+                run.elapsed.as_secs_f64()
+            );
+            cells.push(format!("runs ({} dispatches)", run.dispatches().len()));
+        }
+        let hidden: Vec<String> = hidden
+            .iter()
+            .map(|h| format!("`{}`", h.trim_start_matches("hidden_")))
+            .collect();
+        rows.push_str(&format!(
+            "| {program} | {} | {} | {} |\n",
+            cells[0],
+            cells[1],
+            hidden.join(", ")
+        ));
+    }
+    common::generated_section("README.md", "opencl-matrix", &rows);
+}
