@@ -701,12 +701,10 @@ fn share(map: &mut BTreeMap<usize, Allocation>, base: usize) -> Option<(i32, u64
                 super::sys::FileDirection::Write,
             )
         };
+        let copied = done == a.mapped as u64 && err == 0;
         // SAFETY: the same range, the allocation's own mapping made by
         // `allocate` (MAP_FIXED replaces only it); its bytes are in the file.
-        if done != a.mapped as u64
-            || err != 0
-            || !unsafe { super::sys::map_fd_fixed(base as u64, a.mapped, fd, 0, 3) }
-        {
+        if !copied || !unsafe { super::sys::map_fd_fixed(base as u64, a.mapped, fd, 0, 3) } {
             // SAFETY: `fd` was created above and is owned only here.
             unsafe { super::sys::close(fd) };
             return None;
