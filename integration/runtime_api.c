@@ -215,7 +215,7 @@ int main(void) {
     SG_CHECK(hsa_amd_memory_pool_free(q2));
     SG_CHECK(hsa_amd_memory_pool_free(NULL));
     int not_ours = 0;
-    expect_status(hsa_amd_memory_pool_free(&not_ours), HSA_STATUS_ERROR_INVALID_ARGUMENT, "free of foreign memory");
+    expect_status(hsa_amd_memory_pool_free(&not_ours), HSA_STATUS_ERROR_INVALID_ALLOCATION, "free of foreign memory (ROCr: not in its allocation map)");
     printf("memory: allocate, copy, free, free(NULL), foreign free rejected\n");
 
     /* ---- forged handles and bad arguments fail with errors, not crashes ---- */

@@ -69,6 +69,8 @@ const PHASE_MASK: u64 = 0xf;
 const MODE_SHIFT: u32 = 4;
 const MODE_MASK: u64 = 0x3 << MODE_SHIFT;
 const HIGH_SHIFT: u32 = 32;
+/// The most `hsa_init` references held at once: ROCr's `INT32_MAX`.
+pub const MAX_REFS: u32 = i32::MAX as u32;
 const LOW_MASK: u64 = (1 << HIGH_SHIFT) - 1;
 
 const HELPER_MASK: u64 = 0xf << 6;
@@ -244,9 +246,14 @@ pub fn begin_init() -> Result<Begin, HsaStatus> {
             Phase::Failed => return Err(HsaStatus(high(w))),
             Phase::Ready | Phase::Finished | Phase::ForkedChild => {
                 let refs = high(w);
-                let Some(next) = refs.checked_add(1) else {
-                    return Err(HsaStatus::ERROR_OUT_OF_RESOURCES);
-                };
+                // ROCr's `Runtime::Acquire` counts in an `int32_t` and
+                // refuses the reference after INT32_MAX with
+                // REFCOUNT_OVERFLOW; rocrtst's Max_Reference_Count loops
+                // until it sees that status.
+                if refs >= MAX_REFS {
+                    return Err(HsaStatus::ERROR_REFCOUNT_OVERFLOW);
+                }
+                let next = refs + 1;
                 if WORD
                     .compare_exchange(w, with_high(w, next), Ordering::AcqRel, Ordering::Acquire)
                     .is_ok()
@@ -431,6 +438,21 @@ mod tests {
         // A later hsa_init finds the runtime built.
         assert_eq!(begin_init(), Ok(Begin::Referenced));
         assert!(answering());
+    }
+
+    #[test]
+    fn references_stop_at_rocr_s_int32_max_with_refcount_overflow() {
+        let _g = lock();
+        assert_eq!(begin_init(), Ok(Begin::Build));
+        ready();
+        let w = WORD.load(Ordering::Acquire);
+        let max = i32::MAX as u32;
+        WORD.store(with_high(w, max - 1), Ordering::Release);
+        assert_eq!(begin_init(), Ok(Begin::Referenced));
+        assert_eq!(state().refs, max);
+        assert_eq!(begin_init(), Err(HsaStatus::ERROR_REFCOUNT_OVERFLOW));
+        assert_eq!(state().refs, max, "a refused init takes no reference");
+        assert_eq!(release(), Ok(max - 1));
     }
 
     #[test]

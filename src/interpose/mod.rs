@@ -499,13 +499,13 @@ entry_points! {
     hsa_ext_sampler_destroy: Shim, Real, Real;
     hsa_amd_image_create: Shim, Real, Real;
     hsa_amd_image_get_info_max_dim: Shim, Real, Real;
-    // Fail closed in the virtual runtime by the shim's own export, which
-    // forwards them when a real runtime is below and records the mapping in
-    // the pass-through allocation table.
+    // The virtual runtime maps another process's shared allocation; the
+    // shim's own export forwards them when a real runtime is below and
+    // records the mapping in the pass-through allocation table.
     hsa_amd_ipc_memory_attach: Shim, Shim, Shim;
     hsa_amd_ipc_memory_detach: Shim, Shim, Shim;
-    // A handle naming the allocation in the virtual runtime (attaching it
-    // fails closed, above); the real runtime's below one.
+    // A handle naming the allocation's shared memory file in the virtual
+    // runtime; the real runtime's below one.
     hsa_amd_ipc_memory_create: Shim, Real, Real;
     // Fail closed in the virtual runtime (forwarded when a real runtime is below).
     hsa_soft_queue_create: FailClosed, Real, Real;
@@ -514,8 +514,8 @@ entry_points! {
     hsa_signal_group_wait_any_relaxed: FailClosed, Real, Real;
     hsa_signal_group_wait_any_scacquire: FailClosed, Real, Real;
     hsa_amd_async_function: FailClosed, Real, Real;
-    hsa_amd_register_deallocation_callback: FailClosed, Real, Real;
-    hsa_amd_deregister_deallocation_callback: FailClosed, Real, Real;
+    hsa_amd_register_deallocation_callback: Shim, Real, Real;
+    hsa_amd_deregister_deallocation_callback: Shim, Real, Real;
     hsa_amd_interop_map_buffer: FailClosed, Real, Real;
     hsa_amd_interop_unmap_buffer: FailClosed, Real, Real;
     hsa_amd_ipc_signal_attach: FailClosed, Real, Real;

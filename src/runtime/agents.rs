@@ -626,7 +626,14 @@ impl Topology {
             ),
             A::AMD_ASIC_REVISION => Info::U32(asic_revision(d)),
             A::AMD_SVM_DIRECT_HOST_ACCESS => Info::Bool(true), // device memory is host memory
-            A::AMD_MEMORY_AVAIL => Info::U64(f.memory_bytes.value.min(self.host_memory)),
+            // What is not allocated from the agent's device pools (ROCr: the
+            // driver's available VRAM), so it falls and rises with them.
+            A::AMD_MEMORY_AVAIL => Info::U64(
+                f.memory_bytes
+                    .value
+                    .min(self.host_memory)
+                    .saturating_sub(super::memory::device_used(g)),
+            ),
             A::AMD_TIMESTAMP_FREQUENCY => Info::U64(1_000_000_000), // the 1 GHz domain
             A::AMD_ASIC_FAMILY_ID => Info::U32(f.asic_family_id.value as u32),
             A::AMD_UCODE_VERSION | A::AMD_SDMA_UCODE_VERSION => Info::U32(0), // no firmware
@@ -639,13 +646,14 @@ impl Topology {
             A::AMD_MEMORY_PROPERTIES | A::AMD_AQL_EXTENSIONS => zeros(8),
             A::AMD_SCRATCH_LIMIT_MAX => Info::U64(SCRATCH_LIMIT),
             A::AMD_SCRATCH_LIMIT_CURRENT => Info::U64(self.scratch_limit(g)),
+            A::AMD_CLOCK_COUNTERS => clock_counters(),
             _ => return Err(InfoError::Unsupported),
         })
     }
 
     // ------------------------------------------------------------ pools and regions
 
-    fn pool_size(&self, p: PoolKind) -> u64 {
+    pub fn pool_size(&self, p: PoolKind) -> u64 {
         match p {
             PoolKind::CpuFine | PoolKind::CpuKernarg | PoolKind::CpuCoarse => self.host_memory,
             PoolKind::GpuCoarse(g) | PoolKind::GpuFine(g) => {
@@ -972,6 +980,37 @@ fn common_agent_width(a: A) -> Option<usize> {
     })
 }
 
+/// `HSA_AMD_AGENT_INFO_CLOCK_COUNTERS` (ROCr 7.2.4): an
+/// `hsa_amd_clock_counters_t`, the four fields the driver's
+/// `AMDKFD_IOC_GET_CLOCK_COUNTERS` fills (Linux `kfd_chardev.c`: the CPU
+/// counter is `CLOCK_MONOTONIC_RAW`, the system counter `CLOCK_BOOTTIME`,
+/// both in ns, frequency 1 GHz). Policy: the GPU counter is the virtual
+/// runtime's one time domain (its 1 GHz timestamps, `sys::now_ns`), since
+/// no GPU clock exists.
+fn clock_counters() -> Info {
+    let ns = |clock| {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        if super::sys::clock_ns(clock, &mut ts) {
+            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+        } else {
+            0
+        }
+    };
+    let mut b = Vec::with_capacity(32);
+    for v in [
+        super::sys::now_ns(),
+        ns(libc::CLOCK_MONOTONIC_RAW),
+        ns(libc::CLOCK_BOOTTIME),
+        1_000_000_000,
+    ] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    Info::Bytes(b)
+}
+
 /// `hsa_agent_get_info` on ROCr's CPU agent.
 pub fn cpu_agent_width(a: A) -> Option<usize> {
     match a {
@@ -1002,6 +1041,7 @@ pub fn gpu_agent_width(d: &TargetDescriptor, a: A) -> Option<usize> {
         | A::AMD_COOPERATIVE_COMPUTE_UNIT_COUNT => Some(4),
         A::AMD_COOPERATIVE_QUEUES => Some(1),
         A::AMD_MEMORY_AVAIL => Some(8),
+        A::AMD_CLOCK_COUNTERS => Some(32), // hsa_amd_clock_counters_t
         a => common_agent_width(a),
     }
 }

@@ -3,8 +3,8 @@
 //! addresses can be classified (`softgpu` vs `foreign_opaque`) in captures.
 #![allow(unsafe_code)] // This file's unsafe regions are listed in docs/UNSAFE.md.
 
-use std::alloc::Layout;
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
@@ -13,7 +13,11 @@ use super::agents::{ALLOC_GRANULE, PoolKind};
 #[derive(Clone, Copy, Debug)]
 struct Allocation {
     size: usize,
-    layout: Layout,
+    /// The length of its mapping (`size` rounded up to the granule).
+    mapped: usize,
+    /// The memory file behind it once it was shared (an IPC handle was
+    /// made), or -1: see [`share`].
+    shared_fd: i32,
     pool: PoolKind,
     user_data: u64,
     /// The allocation's number (from 1, in allocation order).
@@ -96,11 +100,69 @@ pub enum AllocError {
     OutOfMemory,
 }
 
-/// Allocate `size` zeroed bytes aligned to the pool granule.
+/// How many bytes of each GPU's device memory (its coarse- and fine-grained
+/// pools together) are allocated, by GPU index: what
+/// `HSA_AMD_AGENT_INFO_MEMORY_AVAIL` subtracts from the pool size.
+static DEVICE_USED: Mutex<BTreeMap<usize, u64>> = Mutex::new(BTreeMap::new());
+
+/// The GPU whose device memory a pool is (none for system memory and LDS).
+fn device_of(pool: PoolKind) -> Option<usize> {
+    match pool {
+        PoolKind::GpuCoarse(g) | PoolKind::GpuFine(g) => Some(g),
+        _ => None,
+    }
+}
+
+/// Bytes of GPU `g`'s device memory allocated now (rounded to the granule).
+pub fn device_used(g: usize) -> u64 {
+    DEVICE_USED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&g)
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Charge `bytes` to the device memory of `pool`, if it has room within
+/// `capacity`. System memory is not charged (the host's own allocator and
+/// the kernel decide what fits there).
+fn charge(pool: PoolKind, bytes: u64, capacity: u64) -> bool {
+    let Some(g) = device_of(pool) else {
+        return true;
+    };
+    let mut used = DEVICE_USED.lock().unwrap_or_else(|e| e.into_inner());
+    let u = used.entry(g).or_insert(0);
+    match u.checked_add(bytes) {
+        Some(n) if n <= capacity => {
+            *u = n;
+            true
+        }
+        _ => false,
+    }
+}
+
+fn uncharge(pool: PoolKind, bytes: u64) {
+    if let Some(g) = device_of(pool) {
+        let mut used = DEVICE_USED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(u) = used.get_mut(&g) {
+            *u = u.saturating_sub(bytes);
+        }
+    }
+}
+
+/// Allocate `size` zeroed bytes aligned to the pool granule, from a pool
+/// whose largest single allocation is `max` and whose memory holds
+/// `capacity` bytes (device pools: what is not yet allocated must fit).
+///
+/// Every allocation is its own anonymous mapping with `MAP_NORESERVE`: zero
+/// by construction and backed only where touched, so a program that
+/// allocates most of a pool and never writes it (rocrtst's
+/// `Memory_Max_Mem`) commits no host memory.
 pub fn allocate(
     size: usize,
     pool: PoolKind,
     max: u64,
+    capacity: u64,
     api: AllocApi,
 ) -> Result<*mut u8, AllocError> {
     if size == 0 {
@@ -112,14 +174,13 @@ pub fn allocate(
     let rounded = size
         .checked_next_multiple_of(ALLOC_GRANULE as usize)
         .ok_or(AllocError::TooLarge)?;
-    let layout = Layout::from_size_align(rounded, ALLOC_GRANULE as usize)
-        .map_err(|_| AllocError::TooLarge)?;
-    // SAFETY: layout has a non-zero size (size > 0 was checked) and a valid
-    // power-of-two alignment.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) };
-    if p.is_null() {
+    if !charge(pool, rounded as u64, capacity) {
         return Err(AllocError::OutOfMemory);
     }
+    let Some(p) = super::sys::map(rounded) else {
+        uncharge(pool, rounded as u64);
+        return Err(AllocError::OutOfMemory);
+    };
     // The event number is taken with the table's write lock held: whoever
     // reads the new number and then looks the table up finds the allocation
     // (a reader's memo of a gap, `find_range`, is only valid that way).
@@ -129,7 +190,8 @@ pub fn allocate(
         p as usize,
         Allocation {
             size,
-            layout,
+            mapped: rounded,
+            shared_fd: -1,
             pool,
             user_data: 0,
             id,
@@ -141,7 +203,77 @@ pub fn allocate(
     Ok(p)
 }
 
-/// Free an allocation made by [`allocate`]. Returns false for an unknown pointer.
+/// A program's deallocation callback (`hsa_amd_deallocation_callback_t`).
+pub type DeallocCallback = unsafe extern "C" fn(ptr: *mut c_void, user_data: *mut c_void);
+
+#[derive(Clone, Copy)]
+struct Notifier {
+    ptr: u64,
+    callback: DeallocCallback,
+    user_data: u64,
+}
+
+/// Deallocation callbacks by the base of the allocation they watch, in
+/// registration order.
+static NOTIFIERS: Mutex<BTreeMap<usize, Vec<Notifier>>> = Mutex::new(BTreeMap::new());
+
+/// The base of the live allocation holding `addr` (its requested size, as
+/// ROCr's allocation map has it), with the table read-locked.
+fn containing(map: &BTreeMap<usize, Allocation>, addr: u64) -> Option<usize> {
+    let (&base, a) = map.range(..=addr as usize).next_back()?;
+    (addr < base as u64 + a.size as u64).then_some(base)
+}
+
+/// `hsa_amd_register_deallocation_callback`: call `callback(ptr, user_data)`
+/// when the allocation holding `ptr` is freed. False when no live
+/// allocation of this runtime holds `ptr` (ROCr:
+/// `HSA_STATUS_ERROR_INVALID_ALLOCATION`).
+pub fn register_dealloc(ptr: u64, callback: DeallocCallback, user_data: u64) -> bool {
+    // The table stays read-locked while the callback is added, so a free
+    // (which removes the allocation under the write lock first) takes it.
+    let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+    let Some(base) = containing(&map, ptr) else {
+        return false;
+    };
+    NOTIFIERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(base)
+        .or_default()
+        .push(Notifier {
+            ptr,
+            callback,
+            user_data,
+        });
+    true
+}
+
+/// `hsa_amd_deregister_deallocation_callback`: forget every registration of
+/// `callback` for exactly `ptr`. False when there was none (ROCr:
+/// `HSA_STATUS_ERROR_INVALID_ARGUMENT`).
+pub fn deregister_dealloc(ptr: u64, callback: DeallocCallback) -> bool {
+    let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+    let Some(base) = containing(&map, ptr) else {
+        return false;
+    };
+    let mut all = NOTIFIERS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(list) = all.get_mut(&base) else {
+        return false;
+    };
+    let before = list.len();
+    list.retain(|n| !(n.ptr == ptr && n.callback as usize == callback as usize));
+    let removed = list.len() != before;
+    if list.is_empty() {
+        all.remove(&base);
+    }
+    removed
+}
+
+/// Free an allocation made by [`allocate`]. Returns false for an unknown
+/// pointer. As in ROCr, the allocation leaves the table first, then its
+/// deallocation callbacks run on this thread, in registration order, with
+/// no lock held (a callback may allocate and free, and a free of the same
+/// pointer from it finds nothing), and then the memory goes.
 pub fn free(ptr: usize) -> bool {
     let Some(a) = ALLOCATIONS
         .write()
@@ -150,6 +282,16 @@ pub fn free(ptr: usize) -> bool {
     else {
         return false;
     };
+    let notifiers = NOTIFIERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&ptr);
+    for n in notifiers.into_iter().flatten() {
+        // SAFETY: the program registered `callback` as an
+        // `hsa_amd_deallocation_callback_t` with this `user_data`; it is
+        // called as that C type, with no SoftGPU lock held.
+        unsafe { (n.callback)(n.ptr as *mut c_void, n.user_data as *mut c_void) };
+    }
     let freed_at = EVENTS.fetch_add(1, Ordering::SeqCst) + 1;
     {
         let mut f = FREED.lock().unwrap_or_else(|e| e.into_inner());
@@ -178,11 +320,19 @@ pub fn free(ptr: usize) -> bool {
     // ends before `wait_for_drains` returns.
     FREE_EPOCH.fetch_add(1, Ordering::SeqCst);
     super::queues::wait_for_drains();
-    // SAFETY: `ptr` was returned by alloc_zeroed with exactly `a.layout` (the
-    // registry entry proves it) and was removed from the registry under the
-    // write lock, so it is freed once; no kernarg copy can be reading it (the
-    // epoch was bumped and every drain pass running then has ended).
-    unsafe { std::alloc::dealloc(ptr as *mut u8, a.layout) };
+    // SAFETY: `ptr..ptr+a.mapped` is exactly the mapping `allocate` made
+    // (the registry entry proves it; `share` only replaced its pages in
+    // place) and was removed from the registry under the write lock, so it
+    // is unmapped once; no kernarg copy can be reading it (the epoch was
+    // bumped and every drain pass running then has ended).
+    unsafe { super::sys::unmap(ptr as *mut u8, a.mapped) };
+    if a.shared_fd >= 0 {
+        // SAFETY: `shared_fd` is the memory file `share` created for this
+        // allocation and owns alone; the allocation is gone, so nothing
+        // uses it again (an attached process holds its own mapping).
+        unsafe { super::sys::close(a.shared_fd) };
+    }
+    uncharge(a.pool, a.mapped as u64);
     true
 }
 
@@ -525,32 +675,142 @@ pub fn find_allocation(addr: u64) -> Option<(u64, u64, PoolKind, u64)> {
 /// The first word of an IPC handle the virtual runtime made ("SGIP").
 pub const IPC_MAGIC: u32 = u32::from_le_bytes(*b"SGIP");
 
-/// An IPC handle for the allocation at `ptr` (`hsa_amd_ipc_memory_create`),
-/// as the 8 words of `hsa_amd_ipc_memory_t`: ROCr's rule, `ptr` is the base of
-/// an allocation and `len` its size (or that size rounded up to the page, as
-/// HIP before 6.x passed it). The words are the magic, this process's id, the
-/// allocation's number and its size; `None` when the rule is not met. The
-/// virtual runtime's device memory is this process's own host memory, so no
-/// other process can map it: a handle only names the allocation (attaching
-/// it fails closed, `hsa_amd_ipc_memory_attach`).
+/// Make the allocation at `base` shareable with other processes: the first
+/// time, its bytes move into a new memory file (`memfd`) that is then mapped
+/// `MAP_SHARED` over the same addresses, so the pointer the program holds
+/// keeps its contents and now names the file's pages. Returns the file, its
+/// inode and the mapped length. Another process maps the same pages from the
+/// file (`attach`).
+///
+/// Limit: a write another thread of the program makes to the allocation
+/// while it is first shared may be lost (the copy and the remapping are not
+/// one step).
+fn share(map: &mut BTreeMap<usize, Allocation>, base: usize) -> Option<(i32, u64, usize)> {
+    let a = map.get_mut(&base)?;
+    if a.shared_fd < 0 {
+        let fd = super::sys::memfd(a.mapped as u64)?;
+        // SAFETY: `base..base+a.mapped` is this allocation's mapping (the
+        // table entry, held under the write lock, proves it), readable, and
+        // no Rust reference points into program memory; pwrite only reads it.
+        let (done, err) = unsafe {
+            super::sys::file_transfer(
+                fd,
+                base as u64,
+                a.mapped as u64,
+                0,
+                super::sys::FileDirection::Write,
+            )
+        };
+        let copied = done == a.mapped as u64 && err == 0;
+        // SAFETY: the same range, the allocation's own mapping made by
+        // `allocate` (MAP_FIXED replaces only it); its bytes are in the file.
+        if !copied || !unsafe { super::sys::map_fd_fixed(base as u64, a.mapped, fd, 0, 3) } {
+            // SAFETY: `fd` was created above and is owned only here.
+            unsafe { super::sys::close(fd) };
+            return None;
+        }
+        a.shared_fd = fd;
+    }
+    let ino = super::sys::fd_inode(a.shared_fd)?;
+    Some((a.shared_fd, ino, a.mapped))
+}
+
+/// `hsa_amd_ipc_memory_create`'s rule, ROCr's: `ptr` must be the base of an
+/// allocation and `len` its size (or that size rounded up to the page, as
+/// HIP before 6.x passed it). The allocation is shared ([`share`]) and the
+/// handle's words are the magic, this process's id, the memory file's
+/// descriptor in this process, the mapped size and the file's inode (which
+/// `attach` checks, so a reused descriptor number is refused), and the
+/// allocation's number; `None` when the rule is not met or the file could
+/// not be made.
 pub fn ipc_handle(ptr: u64, len: u64) -> Option<[u32; 8]> {
-    let map = ALLOCATIONS.read().unwrap_or_else(|e| e.into_inner());
+    let mut map = ALLOCATIONS.write().unwrap_or_else(|e| e.into_inner());
     let a = map.get(&(ptr as usize))?;
     let size = a.size as u64;
     if len == 0 || (len != size && len != size.next_multiple_of(ALLOC_GRANULE)) {
         return None;
     }
-    let pid = std::process::id();
+    let id = a.id;
+    let (fd, ino, mapped) = share(&mut map, ptr as usize)?;
     Some([
         IPC_MAGIC,
-        pid,
-        a.id as u32,
-        (a.id >> 32) as u32,
-        size as u32,
-        (size >> 32) as u32,
-        0,
-        0,
+        std::process::id(),
+        fd as u32,
+        mapped as u32,
+        (mapped as u64 >> 32) as u32,
+        ino as u32,
+        (ino >> 32) as u32,
+        id as u32,
     ])
+}
+
+/// Memory of another process mapped into this one by
+/// `hsa_amd_ipc_memory_attach`: base to mapped length.
+static IMPORTED: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+
+/// Why an IPC handle could not be attached.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AttachError {
+    /// Not a handle the virtual runtime made, or `len` larger than it.
+    NotAHandle,
+    /// The exporting process, or its shared allocation, is gone (or is not
+    /// reachable: `/proc/PID/fd` needs the same user).
+    Gone,
+    /// The mapping failed.
+    OutOfMemory,
+}
+
+/// `hsa_amd_ipc_memory_attach`: map the memory an IPC handle names. The
+/// exporter's memory file is opened through `/proc/PID/fd/FD` (same machine,
+/// same user) and checked against the handle's inode and size.
+pub fn attach(h: &[u32; 8], len: u64) -> Result<u64, AttachError> {
+    if h[0] != IPC_MAGIC {
+        return Err(AttachError::NotAHandle);
+    }
+    let (pid, fd) = (h[1], h[2] as i32);
+    let mapped = u64::from(h[3]) | u64::from(h[4]) << 32;
+    let ino = u64::from(h[5]) | u64::from(h[6]) << 32;
+    if fd < 0 || mapped == 0 || len > mapped {
+        return Err(AttachError::NotAHandle);
+    }
+    let path = format!("/proc/{pid}/fd/{fd}");
+    let file = super::sys::open_rw(&path).ok_or(AttachError::Gone)?;
+    let ok = super::sys::fd_inode(file) == Some(ino)
+        && super::sys::fd_size(file).is_some_and(|s| s >= mapped);
+    let p = if ok {
+        super::sys::map_fd(file, mapped as usize)
+    } else {
+        None
+    };
+    // SAFETY: `file` was opened above and is owned only here; the mapping
+    // (if any) holds the file itself.
+    unsafe { super::sys::close(file) };
+    if !ok {
+        return Err(AttachError::Gone);
+    }
+    let p = p.ok_or(AttachError::OutOfMemory)?;
+    IMPORTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(p as usize, mapped as usize);
+    Ok(p as u64)
+}
+
+/// `hsa_amd_ipc_memory_detach`: unmap what [`attach`] mapped at `ptr`.
+/// False for any other address.
+pub fn detach(ptr: u64) -> bool {
+    let Some(len) = IMPORTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&(ptr as usize))
+    else {
+        return false;
+    };
+    // SAFETY: `ptr..ptr+len` is the mapping `attach` made (the table entry,
+    // removed once under the lock, proves it); the program gave it up by
+    // detaching it.
+    unsafe { super::sys::unmap(ptr as *mut u8, len) };
+    true
 }
 
 /// Set the program's user data on an allocation (`hsa_amd_pointer_info_set_userdata`).
@@ -656,8 +916,10 @@ mod tests {
 
     #[test]
     fn find_range_gives_the_allocation_or_a_gap_no_allocation_touches() {
-        let a = allocate(4096, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
-        let b = allocate(100, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        let a =
+            allocate(4096, PoolKind::CpuFine, u64::MAX, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        let b =
+            allocate(100, PoolKind::CpuFine, u64::MAX, u64::MAX, AllocApi::Pool).unwrap() as u64;
         for (base, size) in [(a, 4096), (b, 100)] {
             for addr in [base, base + 1, base + size - 1] {
                 assert_eq!(find_range(addr), Ok((base, size)), "{addr:#x}");
@@ -686,18 +948,42 @@ mod tests {
     }
 
     #[test]
-    fn an_ipc_handle_names_a_whole_allocation_by_its_base_and_size_and_nothing_else() {
-        let a = allocate(100, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap() as u64;
+    fn an_ipc_handle_names_a_whole_allocation_by_its_base_and_size_and_maps_the_same_bytes() {
+        let a =
+            allocate(100, PoolKind::CpuFine, u64::MAX, u64::MAX, AllocApi::Pool).unwrap() as u64;
+        // SAFETY: `a` is a fresh 4096-byte allocation of this runtime.
+        unsafe { *(a as *mut u32) = 0x1234_5678 };
         let h = ipc_handle(a, 100).expect("base and size");
         assert_eq!((h[0], h[1]), (IPC_MAGIC, std::process::id()));
-        assert_eq!((h[4], h[5]), (100, 0));
+        assert_eq!((h[3], h[4]), (4096, 0));
+        // SAFETY: as above; the allocation kept its bytes when it was shared.
+        assert_eq!(unsafe { *(a as *const u32) }, 0x1234_5678);
         // The size rounded up to the page is the same allocation, as ROCr allows.
         assert_eq!(ipc_handle(a, 4096), Some(h));
-        // Not the base, not the size, nothing at all, a freed allocation: refused.
+        // Not the base, not the size, nothing at all: refused.
         for (p, len) in [(a + 4, 96), (a, 99), (a, 0), (a, 8192), (0, 100)] {
             assert_eq!(ipc_handle(p, len), None, "{p:#x} {len}");
         }
+        let m = attach(&h, 100).expect("attached");
+        assert_ne!(m, a);
+        // SAFETY: `m` maps the same memory file, 4096 bytes.
+        unsafe {
+            assert_eq!(*(m as *const u32), 0x1234_5678);
+            *(m as *mut u32) = 7;
+            assert_eq!(*(a as *const u32), 7);
+        }
+        assert!(detach(m));
+        assert!(!detach(m), "detached once");
+        let mut bad = h;
+        bad[5] ^= 1;
+        assert_eq!(attach(&bad, 100), Err(AttachError::Gone), "another inode");
+        assert_eq!(attach(&h, 8192), Err(AttachError::NotAHandle));
         assert!(free(a as usize));
         assert_eq!(ipc_handle(a, 100), None);
+        assert_eq!(
+            attach(&h, 100),
+            Err(AttachError::Gone),
+            "freed: file closed"
+        );
     }
 }

@@ -1331,7 +1331,8 @@ mod tests {
         use crate::runtime::agents::PoolKind;
         use crate::runtime::memory::{self, AllocApi};
         let q = create(64, 0, 1, false, None, |_| None).expect("a queue");
-        let p = memory::allocate(256, PoolKind::CpuFine, u64::MAX, AllocApi::Pool).unwrap();
+        let p =
+            memory::allocate(256, PoolKind::CpuFine, u64::MAX, u64::MAX, AllocApi::Pool).unwrap();
         // SAFETY: `p` is a fresh 256-byte allocation of ours.
         unsafe { std::ptr::write_bytes(p, fill, 256) };
         (q, p)

@@ -11,6 +11,12 @@ pub fn now_ns() -> u64 {
     crate::sys::monotonic_ns()
 }
 
+/// Read `clock` into `ts`; false when the clock is not available.
+pub fn clock_ns(clock: libc::clockid_t, ts: &mut libc::timespec) -> bool {
+    // SAFETY: `ts` is a valid, writable timespec; clock_gettime only writes it.
+    unsafe { libc::clock_gettime(clock, ts) == 0 }
+}
+
 /// Wall-clock time in ns since the Unix epoch (capture header only).
 pub fn unix_ns() -> u64 {
     std::time::SystemTime::now()
@@ -221,6 +227,47 @@ pub fn fd_size(fd: i32) -> Option<u64> {
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above; fstat only writes `st`.
     (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_size as u64)
+}
+
+/// The inode of the file behind `fd`.
+pub fn fd_inode(fd: i32) -> Option<u64> {
+    // SAFETY: `st` is a valid, writable stat buffer; the result is checked.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; fstat only writes `st`.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_ino)
+}
+
+/// Open `path` for reading and writing (close-on-exec, never creating it, no
+/// controlling terminal, and not a FIFO's blocking open), for a file another
+/// process shares (`/proc/PID/fd/N`). The descriptor is the caller's to close.
+pub fn open_rw(path: &str) -> Option<i32> {
+    let c = std::ffi::CString::new(path).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path; the result is checked.
+    let fd = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOCTTY | libc::O_NONBLOCK,
+        )
+    };
+    (fd >= 0).then_some(fd)
+}
+
+/// Map `len` bytes of the file `fd` from its start, shared, read-write, at
+/// an address the kernel chooses. Release it with [`unmap`].
+pub fn map_fd(fd: i32, len: usize) -> Option<*mut u8> {
+    // SAFETY: a new shared mapping with a null hint replaces nothing; the
+    // result is checked against MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as *mut u8)
 }
 
 /// Which way [`file_transfer`] moves bytes.

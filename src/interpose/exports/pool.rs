@@ -168,7 +168,7 @@ pub(super) fn allocate_in(
         0 => return Err(HsaStatus::ERROR_INVALID_ALLOCATION),
         m => m,
     };
-    match memory::allocate(size, p, max, api) {
+    match memory::allocate(size, p, max, rt.topo.pool_size(p), api) {
         Ok(ptr) => out.write(ptr as *mut c_void),
         Err(memory::AllocError::ZeroSize) => Err(HsaStatus::ERROR_INVALID_ARGUMENT),
         Err(memory::AllocError::TooLarge) => Err(HsaStatus::ERROR_INVALID_ALLOCATION),
@@ -255,8 +255,10 @@ pub(super) fn free_ptr(ptr: *mut c_void) -> R {
     if memory::free(ptr as usize) {
         Ok(())
     } else {
-        tracing::warn!("softgpu: free of {ptr:p}, which SoftGPU did not allocate");
-        Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        // ROCr's `Runtime::FreeMemory`: an address not in its allocation map
+        // (never allocated, or freed already) is INVALID_ALLOCATION.
+        tracing::warn!("softgpu: free of {ptr:p}, which is not a live SoftGPU allocation");
+        Err(HsaStatus::ERROR_INVALID_ALLOCATION)
     }
 }
 
@@ -409,10 +411,10 @@ pub unsafe extern "C" fn hsa_memory_copy(dst: *mut c_void, src: *const c_void, s
 
 /// IPC export of an allocation (`hipIpcGetMemHandle`; RCCL makes one for every
 /// peer buffer, even when its peers are GPUs of its own process). The virtual
-/// runtime answers with a handle naming the allocation (`memory::ipc_handle`:
-/// `ptr` the base of an allocation, `len` its size); nothing is shared, and
-/// attaching the handle fails closed, as below. Over a real runtime the table
-/// sends this straight to it.
+/// runtime shares the allocation's pages through a memory file and answers a
+/// handle naming it (`memory::ipc_handle`: `ptr` the base of an allocation,
+/// `len` its size), which another process of the same user on this machine
+/// attaches. Over a real runtime the table sends this straight to it.
 pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
     ptr: *mut c_void,
     len: usize,
@@ -423,15 +425,19 @@ pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
     let out = unsafe { Out::from_raw(handle.cast::<[u32; 8]>()) };
     status("hsa_amd_ipc_memory_create", || {
         rt()?;
+        if out.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
         let words =
             memory::ipc_handle(ptr as u64, len as u64).ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
         out.write(words)
     })
 }
 
-/// IPC: fails closed in the virtual runtime (it has no other process's memory
-/// to attach); over a real runtime, forwarded, and the mapping recorded in
-/// the pass-through allocation table.
+/// IPC attach: in the virtual runtime, maps the memory file a handle of
+/// `hsa_amd_ipc_memory_create` names (in this or another process of the same
+/// user); over a real runtime, forwarded, and the mapping recorded in the
+/// pass-through allocation table.
 pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
     handle: *const c_void,
     len: usize,
@@ -440,8 +446,42 @@ pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
     mapped: *mut *mut c_void,
 ) -> u32 {
     if !forward::forwarding() {
-        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        return super::super::fail_closed("hsa_amd_ipc_memory_attach", &ONCE);
+        // SAFETY: HSA requires `handle` to point at an `hsa_amd_ipc_memory_t`
+        // (eight 32-bit words) or be null, `agents` at `n` agents or be null,
+        // and `mapped` at writable storage for one pointer or be null.
+        let (h, list, out) = unsafe {
+            (
+                InOpt::from_raw(handle.cast::<[u32; 8]>()),
+                InSlice::from_raw(agents, n as usize),
+                Out::from_raw(mapped),
+            )
+        };
+        return status("hsa_amd_ipc_memory_attach", || {
+            let rt = rt()?;
+            let h = h.get().ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+            if out.is_null() || (n > 0 && list.is_null()) {
+                return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+            }
+            for a in list.iter() {
+                agent_of(rt, a)?;
+            }
+            match memory::attach(&h, len as u64) {
+                Ok(p) => out.write(p as *mut c_void),
+                Err(e) => {
+                    tracing::warn!(
+                        "softgpu: hsa_amd_ipc_memory_attach: {}; returning HSA_STATUS_ERROR_INVALID_ARGUMENT",
+                        match e {
+                            memory::AttachError::NotAHandle =>
+                                "not an IPC handle of SoftGPU's virtual runtime, or len exceeds it",
+                            memory::AttachError::Gone =>
+                                "the exporting process or its allocation is gone (or not this user's)",
+                            memory::AttachError::OutOfMemory => "the mapping failed",
+                        }
+                    );
+                    Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+                }
+            }
+        });
     }
     forward::note_entry();
     let st = call_real!(hsa_amd_ipc_memory_attach(handle, len, n, agents, mapped))
@@ -454,11 +494,18 @@ pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
     st
 }
 
-/// IPC detach: as [`hsa_amd_ipc_memory_attach`].
+/// IPC detach: as [`hsa_amd_ipc_memory_attach`]; an address it did not
+/// return is INVALID_ARGUMENT, as in ROCr.
 pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped: *mut c_void) -> u32 {
     if !forward::forwarding() {
-        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        return super::super::fail_closed("hsa_amd_ipc_memory_detach", &ONCE);
+        return status("hsa_amd_ipc_memory_detach", || {
+            rt()?;
+            if memory::detach(mapped as u64) {
+                Ok(())
+            } else {
+                Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+            }
+        });
     }
     pass_free(
         "hsa_amd_ipc_memory_detach",
@@ -466,4 +513,43 @@ pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped: *mut c_void) -> u32 {
         &[passthrough::Source::Ipc],
         || call_real!(hsa_amd_ipc_memory_detach(mapped)),
     )
+}
+
+/// A deallocation callback as the C boundary passes it.
+type DeallocCallback = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
+
+/// ROCr's semantics: `ptr` anywhere inside a live allocation; the callback
+/// runs on the thread that frees it, before the memory goes.
+pub unsafe extern "C" fn hsa_amd_register_deallocation_callback(
+    ptr: *mut c_void,
+    callback: DeallocCallback,
+    user_data: *mut c_void,
+) -> u32 {
+    status("hsa_amd_register_deallocation_callback", || {
+        rt()?;
+        let cb = callback.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        if ptr.is_null() {
+            return Err(HsaStatus::ERROR_INVALID_ARGUMENT);
+        }
+        if memory::register_dealloc(ptr as u64, cb, user_data as u64) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_ALLOCATION)
+        }
+    })
+}
+
+pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
+    ptr: *mut c_void,
+    callback: DeallocCallback,
+) -> u32 {
+    status("hsa_amd_deregister_deallocation_callback", || {
+        rt()?;
+        let cb = callback.ok_or(HsaStatus::ERROR_INVALID_ARGUMENT)?;
+        if !ptr.is_null() && memory::deregister_dealloc(ptr as u64, cb) {
+            Ok(())
+        } else {
+            Err(HsaStatus::ERROR_INVALID_ARGUMENT)
+        }
+    })
 }
