@@ -10,8 +10,7 @@
 
 /// The program and its kernel directory (`ROCRTST_KERNELS_PATH`, one `<gfx>/` per target), as
 /// the program sees them in the chroot.
-pub const BINARY: &str =
-    "/opt/softgpu-unpacked/libhsa-runtime64-tests/usr/libexec/rocm/libhsa-runtime64-tests/rocrtst64";
+pub const BINARY: &str = "/opt/softgpu-unpacked/libhsa-runtime64-tests/usr/libexec/rocm/libhsa-runtime64-tests/rocrtst64";
 pub const KERNELS: &str =
     "/opt/softgpu-unpacked/libhsa-runtime64-tests/usr/libexec/rocm/libhsa-runtime64-tests";
 /// `libamd_smi.so.26 -> libamd_smi.so.27` (see `UNPACKED` in `scripts/sid-chroot`).
@@ -52,16 +51,20 @@ pub struct Case {
     /// The shim's defect that makes the test fail today, or some of the time (the suite expects
     /// the end state: a pass).
     pub defect: Option<&'static str>,
+    /// The defect shows in some runs only (a race in the program): the README's cell says so
+    /// instead of what one run did, so that the table stays the same from run to run; the
+    /// target's test still fails the run where it shows.
+    pub intermittent: bool,
     /// Run under this address-space limit (`prlimit --as`, bytes): see [`AS_LIMIT`].
     pub as_limit: Option<u64>,
 }
 
 /// The address-space limit of the tests that allocate as much as a pool says is available.
-/// The shim reports a virtual GPU's memory as at most the host's available memory and backs
+/// The shim reports a virtual GPU's memory as at most the host's total memory (MemTotal) and backs
 /// every allocation with zeroed host memory, so rocrtstFunc.Memory_Available (half of what is
 /// available, then more) drove rocrtst64 to 21 GB resident and the kernel's OOM killer ended it
 /// on a 23 GB machine shared with other work; under this limit its allocation fails instead.
-pub const AS_LIMIT: u64 = 8 << 30;
+pub const AS_LIMIT: u64 = 4 << 30;
 
 const fn pass(name: &'static str) -> Case {
     Case {
@@ -70,11 +73,16 @@ const fn pass(name: &'static str) -> Case {
         deadline_s: 60,
         rejects: &[],
         defect: None,
+        intermittent: false,
         as_limit: None,
     }
 }
 
-const fn kernel(name: &'static str, kernel: &'static str, assertions: &'static [Assertion]) -> Case {
+const fn kernel(
+    name: &'static str,
+    kernel: &'static str,
+    assertions: &'static [Assertion],
+) -> Case {
     Case {
         expect: Expect::KernelValues { kernel, assertions },
         ..pass(name)
@@ -92,6 +100,13 @@ const fn rejects(name: &'static str, reasons: &'static [&'static str]) -> Case {
     Case {
         rejects: reasons,
         ..pass(name)
+    }
+}
+
+const fn intermittent(name: &'static str, why: &'static str) -> Case {
+    Case {
+        intermittent: true,
+        ..pending(name, why)
     }
 }
 
@@ -184,7 +199,10 @@ pub const CASES: &[Case] = &[
     ),
     limited(pending(
         "rocrtstFunc.Memory_Max_Mem",
-        "hangs: allocating the largest block of every pool does not end in time",
+        "it probes the largest block each pool allocates: the pools report the host's \
+         MemTotal as their size while the process gets a fraction of it (under the suite's \
+         address-space limit; memory_basic.cc:278 wants 60 %), and every probe zero-fills \
+         gigabytes of host memory, so it takes from 37 s to over its 60 s deadline",
     )),
     limited(pending(
         "rocrtstFunc.Memory_Available",
@@ -314,7 +332,7 @@ pub const CASES: &[Case] = &[
         "rocrtstStress.Queue_CAS_Write_Index_ConcurrentTest",
         "hangs: concurrent hsa_queue_cas_write_index_* never reach the end",
     ),
-    pending(
+    intermittent(
         "rocrtstStress.Queue_LoadStore_Write_Index_ConcurrentTest",
         "some of the time: two threads store 0 and UINT64_MAX into the write index, and when \
          UINT64_MAX is stored last, hsa_queue_destroy warns of 18446744073709551615 packets \
@@ -417,7 +435,8 @@ mod tests {
 
     #[test]
     fn the_listing_leaves_out_disabled_tests() {
-        let out = "Failed to open file.\nrocrtst.\n  Test_Example\nrocrtstNeg.\n  A\n  DISABLED_B\n";
+        let out =
+            "Failed to open file.\nrocrtst.\n  Test_Example\nrocrtstNeg.\n  A\n  DISABLED_B\n";
         assert_eq!(listed(out), vec!["rocrtst.Test_Example", "rocrtstNeg.A"]);
     }
 }
