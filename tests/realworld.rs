@@ -46,6 +46,8 @@ mod common;
 mod compare;
 #[path = "realworld/gtest.rs"]
 mod gtest;
+#[path = "realworld/rocrtst.rs"]
+mod rocrtst;
 
 use common::{Chroot, Hip, Place, cli, repo, run_with_deadline, shim};
 
@@ -472,6 +474,11 @@ enum Workaround {
     /// on a machine with 23 GiB available. `integration/realworld/memavailable.c`, preloaded
     /// first, reports MemAvailable as `freeram`.
     HostMemAvailable,
+    /// rocrtst64 (Debian's `libhsa-runtime64-tests` 7.2.4, in experimental) is linked against
+    /// libamd_smi.so.26, whose package sid no longer has; sid's libamd-smi27 exports all 13
+    /// functions it calls. `scripts/sid-chroot --rocm7 --realworld` unpacks the package and a
+    /// directory with the link `libamd_smi.so.26 -> libamd_smi.so.27`, on `LD_LIBRARY_PATH`.
+    AmdSmiSoname,
 }
 
 impl Workaround {
@@ -496,6 +503,9 @@ impl Workaround {
             Workaround::HostMemAvailable => {
                 "the test program's host memory check reads MemFree (page cache counted as used): sysinfo reports MemAvailable"
             }
+            Workaround::AmdSmiSoname => {
+                "rocrtst64 needs libamd_smi.so.26, whose package (libamd-smi26) sid no longer has: the package is unpacked, not installed, with libamd_smi.so.26 linked to sid's libamd_smi.so.27 on LD_LIBRARY_PATH"
+            }
         }
     }
     fn env(self) -> &'static [(&'static str, &'static str)] {
@@ -507,6 +517,7 @@ impl Workaround {
             Workaround::KfdTopology => &[],
             Workaround::ScratchReclaim => &[("HSA_NO_SCRATCH_RECLAIM", "1")],
             Workaround::HostMemAvailable => &[],
+            Workaround::AmdSmiSoname => &[("LD_LIBRARY_PATH", rocrtst::SONAMES)],
         }
     }
 }
@@ -555,6 +566,8 @@ enum Judge {
     AgentEnumerator,
     /// [`Exe::NoCodeFor`]: the package still has no code object for the target.
     NoCode,
+    /// One test of rocrtst (ROCr's own suite), run alone: as its [`rocrtst::Case`] expects.
+    Rocrtst { test: &'static str },
 }
 
 #[derive(Clone, Debug)]
@@ -1244,6 +1257,11 @@ struct Outcome {
     dir: PathBuf,
     /// For [`Exe::NoCodeFor`]: what the package's code-object directory holds.
     no_code: Option<String>,
+    /// Packets of any type the shim rejected (without the witness; with it, a rejection is a
+    /// problem of the comparison).
+    rejected: u64,
+    /// For rocrtst: the assertions that failed, each (place, message).
+    assertions: Vec<(String, String)>,
 }
 
 /// A column of the matrix: a HIP version on one target (a program's first).
@@ -1458,7 +1476,7 @@ fn run_program(p: &Program) -> Outcome {
         ));
     }
     for line in stderr.lines().chain(stdout.lines()) {
-        if SHIM_LOG_MARKS.iter().any(|m| line.contains(m)) {
+        if SHIM_LOG_MARKS.iter().any(|m| line.contains(m)) && !expected_rejection(p, line) {
             o.problems.push(format!("the shim logged: {}", line.trim()));
         }
     }
@@ -1763,6 +1781,7 @@ fn judge(
             }
         }
         Judge::NoCode => {}
+        Judge::Rocrtst { test } => judge_rocrtst(test, status, stdout, o),
     }
 }
 
@@ -1820,6 +1839,7 @@ fn compare_processes(dir: &Path, with_witness: bool, o: &mut Outcome) {
         };
         let (dispatches, mut problems) = compare::dispatches(&records);
         if !with_witness {
+            o.rejected += records.iter().filter(|r| r["status"] == "rejected").count() as u64;
             o.dispatches += dispatches.len() as u64;
             for p in argument_findings(&records, o) {
                 o.problems.push(format!("pid {pid}: {p}"));
@@ -1854,6 +1874,11 @@ fn argument_findings(records: &[serde_json::Value], o: &mut Outcome) -> Vec<Stri
     let mut dispatches = 0u64;
     let mut checked = 0u64;
     for r in records.iter().filter(|r| r["type"] == "kernel_dispatch") {
+        // A rejected dispatch that names no kernel (rocrtstNeg's null kernel object) has no
+        // argument layout to check; any other rejection is a problem of its own.
+        if r["status"] == "rejected" && r["arg_findings"].as_array().is_none() {
+            continue;
+        }
         dispatches += 1;
         let Some(fs) = r["arg_findings"].as_array() else {
             continue;
@@ -1998,6 +2023,410 @@ fn check_library(library: &str, column: Column) {
         "{library} on HIP {}:\n{report}",
         column.title()
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// rocrtst: ROCr's own test suite
+// ---------------------------------------------------------------------------------------------
+
+/// A shim warning that is the rejection of a packet the program's rocrtst test submits invalid
+/// on purpose (`rejected: <reasons>;` with every reason one its case names).
+fn expected_rejection(p: &Program, line: &str) -> bool {
+    let Judge::Rocrtst { test } = p.judge else {
+        return false;
+    };
+    let Some(case) = rocrtst::case(test) else {
+        return false;
+    };
+    let Some(rest) = line.split(") rejected: ").nth(1) else {
+        return false;
+    };
+    let reasons = rest.split(';').next().unwrap_or("");
+    !case.rejects.is_empty()
+        && reasons
+            .split(',')
+            .map(str::trim)
+            .all(|r| case.rejects.contains(&r))
+}
+
+/// One rocrtst test, run alone on `target` (see `tests/realworld/rocrtst.rs`).
+fn rocrtst_program(case: &'static rocrtst::Case, target: &'static str) -> Program {
+    let mut args = vec![
+        format!("--gtest_filter={}", case.name),
+        "--gtest_color=no".into(),
+    ];
+    // prlimit execs the program (same pid) with the limit set.
+    let exe = match case.as_limit {
+        None => rocrtst::BINARY,
+        Some(bytes) => {
+            args.splice(
+                0..0,
+                [format!("--as={bytes}"), "--".into(), rocrtst::BINARY.into()],
+            );
+            "/usr/bin/prlimit"
+        }
+    };
+    Program {
+        id: format!("rocrtst-{}", case.name),
+        library: "rocrtst",
+        hip: Hip::V7_2,
+        target,
+        exe: Exe::Installed(exe),
+        args,
+        judge: Judge::Rocrtst { test: case.name },
+        env: vec![("ROCRTST_KERNELS_PATH", rocrtst::KERNELS)],
+        workarounds: vec![Workaround::AmdSmiSoname],
+        deadline: Duration::from_secs(case.deadline_s),
+        // rocrtst calls ROCr's C API directly: no HIP launch for a witness to see. Every
+        // capture must still read back complete.
+        witness: false,
+        fact: None,
+        near_checks_on_stderr: false,
+    }
+}
+
+/// rocrtst's verdict on one test, against its case.
+fn judge_rocrtst(test: &str, status: std::process::ExitStatus, stdout: &str, o: &mut Outcome) {
+    let Some(case) = rocrtst::case(test) else {
+        o.problems.push(format!("{test} is not in rocrtst::CASES"));
+        return;
+    };
+    let r = gtest::parse(stdout);
+    o.gtest = Some((r.ran, r.passed, 0));
+    o.skips = rocrtst::skip_notes(stdout)
+        .into_iter()
+        .map(|n| (test.to_string(), n))
+        .chain(r.skips.iter().cloned())
+        .collect();
+    if r.ran != 1 {
+        o.problems
+            .push(format!("the filter {test} ran {} tests, not 1", r.ran));
+    }
+    if let Some(t) = &r.unfinished {
+        o.problems
+            .push(format!("output stops inside test {t} ({status})"));
+    } else if !r.complete {
+        o.problems
+            .push(format!("never printed gtest's final summary ({status})"));
+    }
+    for f in &r.failed {
+        if f.blocks.is_empty() {
+            o.problems
+                .push(format!("{} failed without a failure message", f.name));
+        }
+        for b in &f.blocks {
+            let a = rocrtst::assertion(b);
+            if !o.assertions.contains(&a) {
+                o.assertions.push(a);
+            }
+        }
+    }
+    let shown = |a: &(String, String)| format!("{}: {}", a.0, a.1);
+    match case.expect {
+        rocrtst::Expect::Pass => {
+            for a in &o.assertions {
+                o.problems.push(format!(
+                    "failed at {}{}",
+                    shown(a),
+                    case.defect
+                        .map(|why| format!(" (a known defect of the shim: {why})"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        rocrtst::Expect::KernelValues { kernel, assertions } => {
+            if r.failed.is_empty() && r.ran == 1 && r.complete {
+                o.problems.push(format!(
+                    "passes, but it was expected to fail where it checks what a kernel computed \
+                     ({kernel}): a kernel cannot have run, so find out what changed"
+                ));
+            }
+            for a in &o.assertions {
+                if !assertions.iter().any(|e| e.at == a.0 && e.message == a.1) {
+                    o.problems.push(format!(
+                        "failed at {}, which is not one of its checks of a kernel's values",
+                        shown(a)
+                    ));
+                }
+            }
+            for e in assertions {
+                if !r.failed.is_empty()
+                    && !o.assertions.iter().any(|a| e.at == a.0 && e.message == a.1)
+                {
+                    o.problems.push(format!(
+                        "no longer fails at {}: {} (a check of {kernel})",
+                        e.at, e.message
+                    ));
+                }
+            }
+        }
+    }
+    let code = status.code();
+    if !(code == Some(0) || code == Some(1) && !r.failed.is_empty()) {
+        o.problems.push(format!("exited with {status}"));
+    }
+}
+
+/// The enabled tests `rocrtst64 --gtest_list_tests` lists (once per process).
+fn rocrtst_listed() -> Result<Vec<String>, String> {
+    static LISTED: OnceLock<Result<Vec<String>, String>> = OnceLock::new();
+    LISTED
+        .get_or_init(|| {
+            let hip = Hip::V7_2;
+            if !host_path(hip, rocrtst::BINARY).exists() {
+                return Err(format!(
+                    "{} is not unpacked in the ROCm 7 chroot: {}",
+                    rocrtst::BINARY,
+                    install_hint(hip)
+                ));
+            }
+            let site = site(hip);
+            let mut env = neutral_env("/root");
+            env.extend(
+                Workaround::AmdSmiSoname
+                    .env()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string())),
+            );
+            let out = command(
+                hip,
+                &site.base,
+                &env,
+                &[rocrtst::BINARY.to_string(), "--gtest_list_tests".into()],
+                StandIns::None,
+            )
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", rocrtst::BINARY))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{} --gtest_list_tests failed ({}):\n{}{}",
+                    rocrtst::BINARY,
+                    out.status,
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(rocrtst::listed(&String::from_utf8_lossy(&out.stdout)))
+        })
+        .clone()
+}
+
+/// Every rocrtst test on `target`, each in its own process, as its case expects; the list of
+/// tests must be the package's.
+fn check_rocrtst(target: &'static str) {
+    let listed = rocrtst_listed().unwrap_or_else(|e| panic!("{e}"));
+    let mut report = String::new();
+    for t in listed.iter().filter(|t| rocrtst::case(t).is_none()) {
+        report.push_str(&format!(
+            "  - rocrtst64 lists {t}, which rocrtst::CASES does not know: run it, classify it \
+             and add it\n"
+        ));
+    }
+    for c in rocrtst::CASES
+        .iter()
+        .filter(|c| !listed.contains(&c.name.to_string()))
+    {
+        report.push_str(&format!(
+            "  - rocrtst::CASES has {}, which rocrtst64 no longer lists\n",
+            c.name
+        ));
+    }
+    let mut total = Duration::ZERO;
+    let mut times: Vec<(Duration, &str)> = Vec::new();
+    for case in rocrtst::CASES
+        .iter()
+        .filter(|c| listed.contains(&c.name.to_string()))
+    {
+        let o = rocrtst_outcome(case, target);
+        total += o.elapsed;
+        times.push((o.elapsed, case.name));
+        eprintln!(
+            "realworld: rocrtst {} ({target}): {:.1} s, {} dispatches, {} rejected{}{}",
+            case.name,
+            o.elapsed.as_secs_f64(),
+            o.dispatches,
+            o.rejected,
+            o.assertions
+                .iter()
+                .map(|(at, m)| format!("; fails at {at}: {m}"))
+                .collect::<String>(),
+            if o.problems.is_empty() {
+                ""
+            } else {
+                ": FAILED"
+            }
+        );
+        for (_, why) in &o.skips {
+            eprintln!("  rocrtst skipped part of {}: {why}", case.name);
+        }
+        if !o.problems.is_empty() {
+            report.push_str(&format!("{} ({target}):\n", case.name));
+            for problem in &o.problems {
+                report.push_str("  - ");
+                report.push_str(&problem.replace('\n', "\n    "));
+                report.push('\n');
+            }
+        }
+    }
+    times.sort();
+    eprintln!(
+        "realworld: rocrtst on {target}: {} tests in {:.0} s; slowest: {}",
+        times.len(),
+        total.as_secs_f64(),
+        times
+            .iter()
+            .rev()
+            .take(5)
+            .map(|(d, n)| format!("{n} {:.1} s", d.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert!(report.is_empty(), "rocrtst on {target}:\n{report}");
+}
+
+/// The outcome of one rocrtst test on `target` (once per process), with the rejection check:
+/// packets rejected exactly when the case submits invalid ones.
+fn rocrtst_outcome(case: &'static rocrtst::Case, target: &'static str) -> Arc<Outcome> {
+    static PROGRAMS: Mutex<Vec<&'static Program>> = Mutex::new(Vec::new());
+    let p: &'static Program = {
+        let mut made = PROGRAMS.lock().unwrap();
+        let id = format!("rocrtst-{}", case.name);
+        match made.iter().find(|p| p.id == id && p.target == target) {
+            Some(p) => p,
+            None => {
+                let p: &'static Program = Box::leak(Box::new(rocrtst_program(case, target)));
+                made.push(p);
+                p
+            }
+        }
+    };
+    static CHECKED: Cache<Arc<Outcome>> = OnceLock::new();
+    once(&CHECKED, format!("{target}/{}", case.name), || {
+        let o = outcome(p);
+        let mut extra = Vec::new();
+        if case.rejects.is_empty() && o.rejected > 0 {
+            extra.push(format!(
+                "the shim rejected {} packets of a test that submits none invalid",
+                o.rejected
+            ));
+        }
+        if !case.rejects.is_empty() && o.rejected == 0 {
+            extra.push(format!(
+                "the test submits invalid packets ({}) but the shim rejected none",
+                case.rejects.join(", ")
+            ));
+        }
+        if extra.is_empty() {
+            return o;
+        }
+        Arc::new(Outcome {
+            problems: o.problems.iter().cloned().chain(extra).collect(),
+            dispatches: o.dispatches,
+            rejected: o.rejected,
+            elapsed: o.elapsed,
+            gtest: o.gtest,
+            skips: o.skips.clone(),
+            assertions: o.assertions.clone(),
+            dir: o.dir.clone(),
+            ..Outcome::default()
+        })
+    })
+}
+
+/// The README's rocrtst table: a row per test, a column per target, each cell what the test
+/// did there (`passes`, `kernel values` with the assertions, or `**fails**`).
+fn rocrtst_matrix() -> String {
+    let mut s = String::from("| test |");
+    for t in rocrtst::TARGETS {
+        s.push_str(&format!(" 7.2.4 {t} |"));
+    }
+    s.push_str(" notes |\n|");
+    for _ in 0..rocrtst::TARGETS.len() + 2 {
+        s.push_str(" --- |");
+    }
+    s.push('\n');
+    let listed = rocrtst_listed().unwrap_or_else(|e| panic!("{e}"));
+    for case in rocrtst::CASES
+        .iter()
+        .filter(|c| listed.contains(&c.name.to_string()))
+    {
+        let mut notes: Vec<String> = Vec::new();
+        s.push_str(&format!("| `{}` |", case.name));
+        for t in rocrtst::TARGETS {
+            let o = rocrtst_outcome(case, t);
+            let cell = if case.intermittent && case.defect.is_some() {
+                "passes or **fails** (a race)".to_string()
+            } else if !o.problems.is_empty() {
+                "**fails**".to_string()
+            } else if o.assertions.is_empty() {
+                "passes".to_string()
+            } else {
+                format!(
+                    "kernel values: {}",
+                    o.assertions
+                        .iter()
+                        .map(|(at, _)| format!("`{}`", at.rsplit('/').next().unwrap_or(at)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            s.push_str(&format!(" {cell} |"));
+            // What rocrtst skipped in a failing run depends on how far it got: only a
+            // passing run's skips are noted.
+            if !o.problems.is_empty() {
+                continue;
+            }
+            for (_, why) in &o.skips {
+                let n = format!("rocrtst: \"{why}\"");
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+        }
+        if let rocrtst::Expect::KernelValues { kernel, .. } = case.expect {
+            notes.insert(0, format!("checks {kernel}"));
+        }
+        if !case.rejects.is_empty() {
+            notes.push(format!(
+                "the shim rejects its invalid packets ({})",
+                case.rejects.join(", ")
+            ));
+        }
+        if let Some(why) = case.defect {
+            notes.push(format!("shim defect: {why}"));
+        }
+        s.push_str(&format!(
+            " {} |\n",
+            if notes.is_empty() {
+                "-".to_string()
+            } else {
+                notes.join("; ")
+            }
+        ));
+    }
+    s
+}
+
+#[test]
+fn rocrtst_on_hip_7_2_gfx90a_passes_or_fails_only_on_values_a_kernel_computes() {
+    check_rocrtst("gfx90a");
+}
+
+#[test]
+fn rocrtst_on_hip_7_2_gfx942_passes_or_fails_only_on_values_a_kernel_computes() {
+    check_rocrtst("gfx942");
+}
+
+#[test]
+fn rocrtst_on_hip_7_2_gfx1100_passes_or_fails_only_on_values_a_kernel_computes() {
+    check_rocrtst("gfx1100");
+}
+
+#[test]
+fn the_readme_rocrtst_table_is_what_rocrtst_measured() {
+    let table = rocrtst_matrix();
+    eprintln!("{table}");
+    common::generated_section("README.md", "rocrtst-matrix", &table);
 }
 
 // ---------------------------------------------------------------------------------------------
