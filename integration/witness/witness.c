@@ -37,6 +37,9 @@
  * at hipGraphInstantiate* (updated by hipGraphExecKernelNodeSetParams and hipGraphExecUpdate);
  * child graphs are flattened. hipStreamDestroy writes {"event":"stream_destroy"} so that a
  * handle reused by a later stream is not taken for the same stream.
+ *
+ * Its OpenCL side (the end of this file) logs clEnqueueNDRangeKernel and clEnqueueTask for
+ * tests/opencl.rs; its log lines are described where that part begins.
  */
 #define _GNU_SOURCE
 #ifndef __HIP_PLATFORM_AMD__
