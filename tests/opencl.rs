@@ -17,8 +17,14 @@
 //!   buffer arguments inside allocations. The counts are the README's OpenCL matrix
 //!   (`<!-- opencl-matrix -->`), which this file checks (`SOFTGPU_BLESS=1` rewrites it).
 //!
-//! There is no OpenCL witness: these programs' enqueues are known from their own output (ours)
-//! or not at all (pyopencl, clpeak); see `docs/TESTING.md`.
+//! - The witness (`integration/witness/witness.c`, its OpenCL side) is preloaded in front of the
+//!   shim in every run and logs each `clEnqueueNDRangeKernel` / `clEnqueueTask` with its kernel
+//!   name, sizes, offset, device and the argument values `clSetKernelArg` set. For every
+//!   program on one and two devices, [`compare_witness`] holds: each device's enqueues are its
+//!   dispatches in order, same name, global and local size, offset and argument values, each
+//!   device on queues of its own, nothing more and nothing less. The vector test shows the
+//!   comparison failing on a doctored capture and doctored logs. Dispatches of the runtime's own
+//!   blit kernels (`__amd_rocclr_*`) would have no enqueue and are counted apart (none occur).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -49,6 +55,37 @@ fn built() -> &'static (common::Chroot, Place) {
             std::fs::copy(repo().join("integration/opencl").join(f), dir.host.join(f)).unwrap();
         }
         std::fs::copy(shim(), dir.host.join("libsoftgpu_hsa.so")).unwrap();
+        std::fs::copy(
+            repo().join("integration/witness/witness.c"),
+            dir.host.join("witness.c"),
+        )
+        .unwrap();
+        // The witness, against the chroot's HIP 7.2.4 headers (its OpenCL side needs none).
+        let out = output_within(
+            chroot.run_command().args([
+                "clang-22",
+                "-std=gnu11",
+                "-O1",
+                "-g",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-fPIC",
+                "-shared",
+                "-o",
+                &format!("{}/witness.so", dir.seen),
+                &format!("{}/witness.c", dir.seen),
+                "-ldl",
+                "-lpthread",
+            ]),
+            Duration::from_secs(120),
+            "clang-22 of integration/witness/witness.c",
+        );
+        assert!(
+            out.status.success(),
+            "clang-22 of integration/witness/witness.c failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = output_within(
             chroot.run_command().args([
                 "clang-22",
@@ -80,6 +117,10 @@ struct Run {
     stderr: String,
     /// The capture's records (`softgpu inspect --format jsonl`).
     records: Vec<Value>,
+    /// The witness's lines, every process's log (one here: none of these programs forks).
+    witness: Vec<Value>,
+    /// How many witness logs the run left.
+    witness_logs: usize,
     /// Where it ran, for messages.
     dir: PathBuf,
     elapsed: Duration,
@@ -105,12 +146,36 @@ impl Run {
     }
 }
 
-/// Runs `cmd` (as the chroot sees it) in our directory with the shim preloaded, virtual mode,
-/// `SOFTGPU_TARGET=targets`, and reads its capture back. `name` names the capture.
+/// Runs `cmd` (as the chroot sees it) in our directory with the witness and the shim preloaded,
+/// virtual mode, `SOFTGPU_TARGET=targets`, and reads its capture and witness logs back. `name`
+/// names the capture and the logs.
 fn run(name: &str, targets: &str, cmd: &[&str]) -> Run {
     let (chroot, dir) = built();
-    let capture = dir.join(&format!("{name}-{}.sgcap", targets.replace(',', "+")));
+    // Unique per run: the tests run in parallel, and two of them run `vector`.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stem = format!("{name}-{}-{n}", targets.replace(',', "+"));
+    let capture = dir.join(&format!("{stem}.sgcap"));
     let _ = std::fs::remove_file(&capture.host);
+    let log_prefix = format!("witness-{stem}-");
+    let logs = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir.host)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(&log_prefix)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for l in logs() {
+        std::fs::remove_file(l).unwrap();
+    }
     let start = Instant::now();
     let out = output_within(
         chroot
@@ -122,10 +187,14 @@ fn run(name: &str, targets: &str, cmd: &[&str]) -> Run {
                 &dir.seen,
                 "PATH=/usr/bin:/bin",
                 &format!("HOME={}", dir.seen),
-                &format!("LD_PRELOAD={}/libsoftgpu_hsa.so", dir.seen),
+                &format!(
+                    "LD_PRELOAD={}/witness.so:{}/libsoftgpu_hsa.so",
+                    dir.seen, dir.seen
+                ),
                 "SOFTGPU_MODE=virtual",
                 &format!("SOFTGPU_TARGET={targets}"),
                 &format!("SOFTGPU_CAPTURE={}", capture.seen),
+                &format!("SOFTGPU_WITNESS_LOG={}/{log_prefix}%p.jsonl", dir.seen),
             ])
             .args(cmd),
         Duration::from_secs(600),
@@ -136,9 +205,22 @@ fn run(name: &str, targets: &str, cmd: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         records: Vec::new(),
+        witness: Vec::new(),
+        witness_logs: 0,
         dir: dir.host.clone(),
         elapsed,
     };
+    for l in logs() {
+        run.witness_logs += 1;
+        let text = std::fs::read_to_string(&l).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            run.witness.push(
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("witness log {}: {e}: {line}", l.display())),
+            );
+        }
+        std::fs::remove_file(l).unwrap();
+    }
     assert!(
         out.status.success(),
         "{cmd:?} with SOFTGPU_TARGET={targets} failed ({}): {}",
@@ -263,6 +345,7 @@ fn clinfo_lists_every_virtual_agent_as_an_opencl_gpu() {
         );
         assert!(!full.stderr.contains(" WARN "), "{}", full.shown());
         assert!(full.dispatches().is_empty(), "{}", full.shown());
+        assert!(full.witness.is_empty(), "{:?}", full.witness);
     }
 }
 
@@ -394,8 +477,41 @@ fn every_enqueue_of_our_opencl_program_is_captured_with_its_arguments() {
         ] {
             assert!(hidden.contains(k), "{k} not among {hidden:?}");
         }
+        // The witness saw what the program printed, and the capture agrees with it, argument
+        // values included: 6 values, 8 buffers and 1 local buffer per device.
+        let a = check_witness(&run, targets);
+        assert_eq!(a.enqueues, calls.len(), "{a:?}");
+        assert_eq!(a.internal, 0, "{a:?}");
+        assert_eq!(a.locals, names.len(), "{a:?}");
+        assert_eq!(a.values, 6 * names.len(), "{a:?}");
+        assert_eq!(a.buffers, 8 * names.len(), "{a:?}");
+        // And the comparison fails when they do not agree: a dispatch the capture dropped, an
+        // enqueue of another size, another argument value, a dispatch on another device.
+        let mut dropped = run.records.clone();
+        let at = dropped
+            .iter()
+            .rposition(|r| r["type"] == "kernel_dispatch")
+            .unwrap();
+        dropped.remove(at);
+        let e = compare_witness(&run.witness, &dropped).unwrap_err();
+        assert!(e.contains("enqueues witnessed"), "{e}");
+        let mut resized = run.witness.clone();
+        resized[1]["grid"][0] = serde_json::json!(512);
+        let e = compare_witness(&resized, &run.records).unwrap_err();
+        assert!(e.contains("global size"), "{e}");
+        let mut revalued = run.witness.clone();
+        revalued[0]["args"][3]["hex"] = serde_json::json!("00080000");
+        let e = compare_witness(&revalued, &run.records).unwrap_err();
+        assert!(e.contains("an argument value"), "{e}");
+        if names.len() > 1 {
+            let mut moved = run.witness.clone();
+            moved[0]["device_name"] = moved[moved.len() - 1]["device_name"].clone();
+            let e = compare_witness(&moved, &run.records).unwrap_err();
+            assert!(e.contains("device indices"), "{e}");
+        }
         println!(
-            "opencl: vector on {targets}: {} dispatches in {:.1} s; hidden arguments {hidden:?}",
+            "opencl: vector on {targets}: {} dispatches in {:.1} s; hidden arguments {hidden:?}; \
+             witness: {a:?}",
             dispatches.len(),
             run.elapsed.as_secs_f64()
         );
@@ -446,12 +562,27 @@ fn the_readme_opencl_matrix_is_what_the_suite_measured() {
                     run.shown()
                 );
             }
+            let a = check_witness(&run, targets);
+            assert_eq!(
+                a.enqueues + a.internal,
+                run.dispatches().len(),
+                "{a:?}: {}",
+                run.shown()
+            );
             println!(
-                "opencl: {program} on {targets}: {} dispatches {per_target:?} in {:.1} s",
+                "opencl: {program} on {targets}: {} dispatches {per_target:?} in {:.1} s; \
+                 witness: {a:?}",
                 run.dispatches().len(),
                 run.elapsed.as_secs_f64()
             );
-            cells.push(format!("runs ({} dispatches)", run.dispatches().len()));
+            cells.push(if a.internal == 0 {
+                format!("runs, witness holds ({} enqueues)", a.enqueues)
+            } else {
+                format!(
+                    "runs, witness holds ({} enqueues, {} runtime kernels)",
+                    a.enqueues, a.internal
+                )
+            });
         }
         let hidden: Vec<String> = hidden
             .iter()
@@ -465,4 +596,247 @@ fn the_readme_opencl_matrix_is_what_the_suite_measured() {
         ));
     }
     common::generated_section("README.md", "opencl-matrix", &rows);
+}
+
+// ------------------------------------------------------------------------------------------
+// The witness's OpenCL side against the capture
+// ------------------------------------------------------------------------------------------
+
+/// Whether a captured kernel is one ROCm's OpenCL runtime dispatches on its own (its blit
+/// kernels, for copies and fills it does with shaders): no enqueue of the program's stands
+/// behind it, so it has nothing to be compared with and is counted apart.
+fn runtime_internal(name: &str) -> bool {
+    name.starts_with("__amd_rocclr_")
+}
+
+/// What the comparison of a witness log with a capture found when they agree.
+#[derive(Debug, Default, PartialEq)]
+struct Agreement {
+    /// Successful enqueues, each matched to its dispatch.
+    enqueues: usize,
+    /// Enqueues the runtime refused (nothing may be captured for them).
+    failed: usize,
+    /// Per target (the device's agent): enqueues.
+    per_target: BTreeMap<String, usize>,
+    /// Argument values set with clSetKernelArg found byte for byte in the kernarg block, and
+    /// local buffers (NULL values) found as local pointer arguments.
+    values: usize,
+    locals: usize,
+    /// Buffer (cl_mem) arguments: the witness has the handle, the capture the address; not
+    /// comparable, counted.
+    buffers: usize,
+    /// Captured dispatches of the runtime's own kernels (see [`runtime_internal`]).
+    internal: usize,
+}
+
+/// Compares every enqueue the witness logged with the capture's `kernel_dispatch` records: the
+/// same number per device, in the same order per device (each device's dispatches in capture
+/// order against its enqueues in call order), each with the same kernel name, global size,
+/// local size (when the program gave one), global offset (the `hidden_global_offset_*`
+/// arguments), argument values, and each device's dispatches on queues of its own. Returns
+/// what agreed or every difference found.
+fn compare_witness(witness: &[Value], records: &[Value]) -> Result<Agreement, String> {
+    let mut problems = Vec::new();
+    let mut a = Agreement::default();
+    let mut enqueues: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    let mut device_index: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
+    let mut lines: Vec<&Value> = witness.iter().collect();
+    lines.sort_by_key(|l| l["seq"].as_u64());
+    for l in lines {
+        let api = l["api"].as_str().unwrap_or("");
+        if !api.starts_with("clEnqueue") {
+            problems.push(format!("a witness line that is not an OpenCL enqueue: {l}"));
+            continue;
+        }
+        if l["status"] != 0 {
+            a.failed += 1;
+            continue;
+        }
+        let Some(target) = l["device_name"].as_str().and_then(|n| n.split(':').next()) else {
+            problems.push(format!("an enqueue without its device's name: {l}"));
+            continue;
+        };
+        if l["name"].as_str().is_none() {
+            problems.push(format!("an enqueue without its kernel's name: {l}"));
+        }
+        device_index
+            .entry(target.to_owned())
+            .or_default()
+            .insert(l["device_index"].as_i64().unwrap_or(-1));
+        enqueues.entry(target.to_owned()).or_default().push(l);
+    }
+    let mut dispatches: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    let mut recs: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "kernel_dispatch")
+        .collect();
+    recs.sort_by_key(|r| r["seq"].as_u64());
+    for r in recs {
+        if r["kernel_name"].as_str().is_some_and(runtime_internal) {
+            a.internal += 1;
+            continue;
+        }
+        let target = r["target"].as_str().unwrap_or("?").to_owned();
+        dispatches.entry(target).or_default().push(r);
+    }
+    // One device per target here (the set-ups have distinct targets), and each its own queues.
+    let mut queue_owner: BTreeMap<String, String> = BTreeMap::new();
+    for (target, indices) in &device_index {
+        if indices.len() != 1 || indices.contains(&-1) {
+            problems.push(format!(
+                "{target}: enqueues on device indices {indices:?} (one known index expected)"
+            ));
+        }
+    }
+    for (target, ds) in &dispatches {
+        for d in ds {
+            let q = d["queue_id"].to_string();
+            let owner = queue_owner
+                .entry(q.clone())
+                .or_insert_with(|| target.clone());
+            if owner != target {
+                problems.push(format!(
+                    "queue {q} has dispatches for {owner} and {target}: {d}"
+                ));
+            }
+        }
+    }
+    let targets: BTreeSet<&String> = enqueues.keys().chain(dispatches.keys()).collect();
+    for target in targets {
+        let want = enqueues.get(target).map(Vec::as_slice).unwrap_or(&[]);
+        let got = dispatches.get(target).map(Vec::as_slice).unwrap_or(&[]);
+        if want.len() != got.len() {
+            let count = |names: Vec<&str>| {
+                names.into_iter().fold(BTreeMap::new(), |mut m, n| {
+                    *m.entry(n.to_owned()).or_insert(0usize) += 1;
+                    m
+                })
+            };
+            let w = count(
+                want.iter()
+                    .map(|l| l["name"].as_str().unwrap_or("?"))
+                    .collect(),
+            );
+            let g = count(
+                got.iter()
+                    .map(|r| r["kernel_name"].as_str().unwrap_or("?"))
+                    .collect(),
+            );
+            let differ: Vec<String> = w
+                .keys()
+                .chain(g.keys())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .filter(|k| w.get(*k) != g.get(*k))
+                .map(|k| {
+                    format!(
+                        "{k}: {} enqueued, {} captured",
+                        w.get(k).unwrap_or(&0),
+                        g.get(k).unwrap_or(&0)
+                    )
+                })
+                .collect();
+            problems.push(format!(
+                "{target}: {} enqueues witnessed, {} dispatches captured ({})",
+                want.len(),
+                got.len(),
+                differ.join("; ")
+            ));
+        }
+        for (i, (l, r)) in want.iter().zip(got).enumerate() {
+            let mut diff = Vec::new();
+            if l["name"] != r["kernel_name"] {
+                diff.push("kernel name");
+            }
+            if l["grid"] != r["grid"] {
+                diff.push("global size");
+            }
+            if !l["block"].is_null() && l["block"] != r["workgroup"] {
+                diff.push("local size");
+            }
+            let captured_args = r["args"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            for (axis, kind) in ["x", "y", "z"].iter().enumerate() {
+                let kind = format!("hidden_global_offset_{kind}");
+                if let Some(c) = captured_args.iter().find(|c| c["kind"] == kind.as_str()) {
+                    if c["value"] != l["offset"][axis] {
+                        diff.push("global offset");
+                    }
+                }
+            }
+            let kernarg = r["kernarg"].as_str().unwrap_or("");
+            for (index, w) in l["args"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+            {
+                if w.is_null() {
+                    continue;
+                }
+                let Some(c) = captured_args.iter().find(|c| {
+                    c["index"] == index && !c["kind"].as_str().unwrap_or("").starts_with("hidden_")
+                }) else {
+                    diff.push("an argument the capture does not decode");
+                    continue;
+                };
+                let kind = c["kind"].as_str().unwrap_or("");
+                if w["local"] == true {
+                    if kind == "dynamic_shared_pointer" {
+                        a.locals += 1;
+                    } else {
+                        diff.push("a local buffer argument");
+                    }
+                } else if kind == "global_buffer" {
+                    a.buffers += 1;
+                } else if let (Some(hex), Some(off), Some(size)) =
+                    (w["hex"].as_str(), c["offset"].as_u64(), c["size"].as_u64())
+                {
+                    let (off, size) = (off as usize * 2, size as usize * 2);
+                    if w["size"].as_u64() == c["size"].as_u64()
+                        && kernarg.get(off..off + size.min(hex.len()))
+                            == Some(&hex[..size.min(hex.len())])
+                    {
+                        a.values += 1;
+                    } else {
+                        diff.push("an argument value");
+                    }
+                }
+            }
+            if !diff.is_empty() {
+                diff.dedup();
+                problems.push(format!(
+                    "{target} #{i}: {} differ between the enqueue {l} and the dispatch {r}",
+                    diff.join(", ")
+                ));
+            }
+        }
+        a.enqueues += want.len().min(got.len());
+        a.per_target.insert(target.clone(), want.len());
+    }
+    if problems.is_empty() {
+        Ok(a)
+    } else {
+        problems.truncate(10);
+        Err(problems.join("\n"))
+    }
+}
+
+/// The comparison on a run: every enqueue the witness saw is captured and nothing else is.
+fn check_witness(run: &Run, targets: &str) -> Agreement {
+    assert_eq!(
+        run.witness_logs,
+        1,
+        "one witness log expected: {}",
+        run.shown()
+    );
+    let a = compare_witness(&run.witness, &run.records).unwrap_or_else(|e| {
+        panic!(
+            "on {targets} the witness and the capture differ:\n{e}\n{}",
+            run.shown()
+        )
+    });
+    assert_eq!(a.failed, 0, "{a:?}: {}", run.shown());
+    assert!(a.enqueues > 0, "nothing witnessed: {}", run.shown());
+    a
 }

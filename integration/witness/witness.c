@@ -37,6 +37,9 @@
  * at hipGraphInstantiate* (updated by hipGraphExecKernelNodeSetParams and hipGraphExecUpdate);
  * child graphs are flattened. hipStreamDestroy writes {"event":"stream_destroy"} so that a
  * handle reused by a later stream is not taken for the same stream.
+ *
+ * Its OpenCL side (the end of this file) logs clEnqueueNDRangeKernel and clEnqueueTask for
+ * tests/opencl.rs; its log lines are described where that part begins.
  */
 #define _GNU_SOURCE
 #ifndef __HIP_PLATFORM_AMD__
@@ -1192,4 +1195,392 @@ WITNESS_EXPORT hipError_t hipStreamDestroy(hipStream_t s) {
         line_emit(&out);
     }
     return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* OpenCL: the enqueue entry points of the ocl-icd loader (libOpenCL.so.1)                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * The same log gets one line per clEnqueueNDRangeKernel or clEnqueueTask call:
+ *   seq, end, tid  as for HIP
+ *   api            "clEnqueueNDRangeKernel" or "clEnqueueTask"
+ *   status         the cl_int it returned
+ *   name           CL_KERNEL_FUNCTION_NAME (null when the call failed: nothing is asked then)
+ *   work_dim       as passed (clEnqueueTask: 1)
+ *   grid           the global work size in work-items, 1 past work_dim
+ *   block          the local work size, or null when the program let the runtime choose
+ *   offset         the global work offset (0 when none was passed)
+ *   queue          the command queue handle
+ *   device         the queue's device handle, device_name its CL_DEVICE_NAME (the target, e.g.
+ *                  "gfx90a:sramecc+:xnack-"), device_index its place among its platform's
+ *                  devices (clGetDeviceIDs, CL_DEVICE_TYPE_ALL), -1 when unknown
+ *   args           the kernel's arguments as clSetKernelArg / clSetKernelArgSVMPointer last set
+ *                  them in this process, by index: {"size":N,"hex":"little-endian bytes"} for a
+ *                  value, {"size":N,"local":true} for a NULL value (a local buffer),
+ *                  {"svm":"0x.."} for an SVM pointer, null for an index never set here (a
+ *                  kernel from clCloneKernel copies its source's); values longer than 256 bytes
+ *                  are cut ("cut":true)
+ * A clEnqueueNDRangeKernel the runtime makes inside another OpenCL call of the same thread is
+ * not written twice (depth, as for HIP). The OpenCL functions are looked up on first use, so a
+ * program that never loads OpenCL never touches them; below the witness they are found with
+ * dlsym(RTLD_NEXT), or in the loaded libOpenCL.so.1 itself when the caller loaded it out of the
+ * global scope (Python's extension modules are dlopen'ed RTLD_LOCAL). After a successful
+ * enqueue the witness only reads (clGetKernelInfo, clGetCommandQueueInfo, clGetDeviceInfo,
+ * clGetDeviceIDs); after a failed one it asks nothing.
+ */
+
+typedef int32_t wcl_int;
+typedef uint32_t wcl_uint;
+typedef struct wcl_opaque *wcl_handle; /* cl_command_queue, cl_kernel, cl_event, ... */
+
+#define WCL_SUCCESS 0
+#define WCL_INVALID_OPERATION (-59)
+#define WCL_DEVICE_NAME 0x102B
+#define WCL_DEVICE_PLATFORM 0x1031
+#define WCL_QUEUE_DEVICE 0x1091
+#define WCL_KERNEL_FUNCTION_NAME 0x1190
+#define WCL_DEVICE_TYPE_ALL 0xFFFFFFFFull
+#define WCL_ARG_BYTES 256
+
+static void *cl_next(const char *name) {
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        void *h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_NOLOAD);
+        if (h) {
+            f = dlsym(h, name);
+            dlclose(h);
+        }
+    }
+    if (!f) {
+        char msg[512];
+        int len = snprintf(msg, sizeof msg,
+                           "softgpu-witness: %s not found below the witness nor in a loaded "
+                           "libOpenCL.so.1\n",
+                           name);
+        if (len > 0 && write(2, msg, (size_t)len) < 0) {
+        }
+    }
+    return f;
+}
+
+#define CL_REAL(type, sym)                                                                   \
+    ({                                                                                       \
+        static type cached_;                                                                 \
+        type f_ = __atomic_load_n(&cached_, __ATOMIC_ACQUIRE);                               \
+        if (!f_) {                                                                           \
+            f_ = (type)cl_next(sym);                                                         \
+            __atomic_store_n(&cached_, f_, __ATOMIC_RELEASE);                                \
+        }                                                                                    \
+        f_;                                                                                  \
+    })
+
+typedef wcl_int (*cl_info_fn)(wcl_handle, wcl_uint, size_t, void *, size_t *);
+typedef wcl_int (*cl_device_ids_fn)(wcl_handle, uint64_t, wcl_uint, wcl_handle *, wcl_uint *);
+
+/* The arguments last set on each kernel. */
+struct cl_arg {
+    int set, local, svm, cut;
+    size_t size;
+    unsigned char bytes[WCL_ARG_BYTES];
+    const void *pointer;
+};
+
+struct cl_kernel_rec {
+    wcl_handle kernel;
+    struct cl_arg *args;
+    wcl_uint n;
+};
+
+static struct cl_kernel_rec *cl_kernels;
+static size_t ncl_kernels, capcl_kernels;
+
+/* The record of `k`, created if asked (caller holds table_lock). */
+static struct cl_kernel_rec *cl_kernel_find(wcl_handle k, int create) {
+    for (size_t i = 0; i < ncl_kernels; i++)
+        if (cl_kernels[i].kernel == k)
+            return &cl_kernels[i];
+    if (!create)
+        return NULL;
+    if (ncl_kernels == capcl_kernels) {
+        size_t cap = capcl_kernels ? capcl_kernels * 2 : 32;
+        struct cl_kernel_rec *q = realloc(cl_kernels, cap * sizeof *q);
+        if (!q)
+            return NULL;
+        cl_kernels = q;
+        capcl_kernels = cap;
+    }
+    struct cl_kernel_rec *r = &cl_kernels[ncl_kernels++];
+    memset(r, 0, sizeof *r);
+    r->kernel = k;
+    return r;
+}
+
+/* A new kernel object at `k` (a released one's address may be reused): forget old arguments,
+ * or take `from`'s (clCloneKernel). */
+static void cl_kernel_new(wcl_handle k, wcl_handle from) {
+    if (!k || log_file() < 0)
+        return;
+    pthread_mutex_lock(&table_lock);
+    struct cl_kernel_rec *r = cl_kernel_find(k, 1);
+    if (r) {
+        free(r->args);
+        r->args = NULL;
+        r->n = 0;
+        struct cl_kernel_rec *src = from ? cl_kernel_find(from, 0) : NULL;
+        if (src && src->n) {
+            r->args = malloc(src->n * sizeof *r->args);
+            if (r->args) {
+                memcpy(r->args, src->args, src->n * sizeof *r->args);
+                r->n = src->n;
+            }
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static void cl_arg_set(wcl_handle k, wcl_uint index, size_t size, const void *value, int svm) {
+    if (log_file() < 0 || index > 4096)
+        return;
+    pthread_mutex_lock(&table_lock);
+    struct cl_kernel_rec *r = cl_kernel_find(k, 1);
+    if (r && index >= r->n) {
+        struct cl_arg *q = realloc(r->args, (index + 1) * sizeof *q);
+        if (q) {
+            memset(q + r->n, 0, (index + 1 - r->n) * sizeof *q);
+            r->args = q;
+            r->n = index + 1;
+        }
+    }
+    if (r && index < r->n) {
+        struct cl_arg *a = &r->args[index];
+        memset(a, 0, sizeof *a);
+        a->set = 1;
+        a->size = size;
+        if (svm) {
+            a->svm = 1;
+            a->pointer = value;
+        } else if (!value) {
+            a->local = 1;
+        } else {
+            size_t n = size < WCL_ARG_BYTES ? size : WCL_ARG_BYTES;
+            memcpy(a->bytes, value, n);
+            a->cut = n < size;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static void cl_put_args(struct line *out, wcl_handle k) {
+    pthread_mutex_lock(&table_lock);
+    struct cl_kernel_rec *r = cl_kernel_find(k, 0);
+    line_put(out, ",\"args\":[");
+    for (wcl_uint i = 0; r && i < r->n; i++) {
+        const struct cl_arg *a = &r->args[i];
+        if (i)
+            line_put(out, ",");
+        if (!a->set) {
+            line_put(out, "null");
+        } else if (a->svm) {
+            line_put(out, "{\"svm\":\"0x%llx\"}", (unsigned long long)(uintptr_t)a->pointer);
+        } else if (a->local) {
+            line_put(out, "{\"size\":%zu,\"local\":true}", a->size);
+        } else {
+            line_put(out, "{\"size\":%zu,\"hex\":\"", a->size);
+            size_t n = a->size < WCL_ARG_BYTES ? a->size : WCL_ARG_BYTES;
+            for (size_t b = 0; b < n; b++)
+                line_put(out, "%02x", a->bytes[b]);
+            line_put(out, "\"%s}", a->cut ? ",\"cut\":true" : "");
+        }
+    }
+    line_put(out, "]");
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* The queue's device, its name and its index among its platform's devices: reads only. */
+static void cl_put_device(struct line *out, wcl_handle queue) {
+    cl_info_fn queue_info = CL_REAL(cl_info_fn, "clGetCommandQueueInfo");
+    cl_info_fn device_info = CL_REAL(cl_info_fn, "clGetDeviceInfo");
+    cl_device_ids_fn device_ids = CL_REAL(cl_device_ids_fn, "clGetDeviceIDs");
+    wcl_handle device = NULL, platform = NULL;
+    char name[256] = {0};
+    int have_name = 0, index = -1;
+    if (queue_info &&
+        queue_info(queue, WCL_QUEUE_DEVICE, sizeof device, &device, NULL) != WCL_SUCCESS)
+        device = NULL;
+    if (device && device_info) {
+        have_name = device_info(device, WCL_DEVICE_NAME, sizeof name - 1, name, NULL) ==
+                    WCL_SUCCESS;
+        if (device_info(device, WCL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) !=
+            WCL_SUCCESS)
+            platform = NULL;
+    }
+    if (platform && device_ids) {
+        wcl_uint n = 0;
+        if (device_ids(platform, WCL_DEVICE_TYPE_ALL, 0, NULL, &n) == WCL_SUCCESS && n > 0 &&
+            n < 4096) {
+            wcl_handle *all = calloc(n, sizeof *all);
+            if (all && device_ids(platform, WCL_DEVICE_TYPE_ALL, n, all, NULL) == WCL_SUCCESS)
+                for (wcl_uint i = 0; i < n && index < 0; i++)
+                    if (all[i] == device)
+                        index = (int)i;
+            free(all);
+        }
+    }
+    line_put(out, ",\"queue\":\"0x%llx\",\"device\":\"0x%llx\",\"device_name\":",
+             (unsigned long long)(uintptr_t)queue, (unsigned long long)(uintptr_t)device);
+    line_str(out, have_name ? name : NULL);
+    line_put(out, ",\"device_index\":%d", index);
+}
+
+static void cl_enqueue_line(const char *api, unsigned long long seq, wcl_int status,
+                            wcl_handle queue, wcl_handle kernel, wcl_uint work_dim,
+                            const size_t *offset, const size_t *global, const size_t *local) {
+    unsigned long long end = tick();
+    char name[1024] = {0};
+    int have_name = 0;
+    if (status == WCL_SUCCESS) {
+        cl_info_fn kernel_info = CL_REAL(cl_info_fn, "clGetKernelInfo");
+        size_t len = 0;
+        if (kernel_info &&
+            kernel_info(kernel, WCL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, &len) ==
+                WCL_SUCCESS)
+            have_name = 1;
+    }
+    uint64_t g[3] = {1, 1, 1}, o[3] = {0, 0, 0};
+    uint64_t b[3] = {1, 1, 1};
+    for (wcl_uint i = 0; i < work_dim && i < 3; i++) {
+        if (global)
+            g[i] = global[i];
+        if (offset)
+            o[i] = offset[i];
+        if (local)
+            b[i] = local[i];
+    }
+    struct line out;
+    line_init(&out);
+    line_put(&out, "{\"seq\":%llu,\"end\":%llu,\"tid\":%ld,\"api\":", seq, end,
+             (long)syscall(SYS_gettid));
+    line_str(&out, api);
+    line_put(&out, ",\"status\":%d,\"name\":", (int)status);
+    line_str(&out, have_name ? name : NULL);
+    line_put(&out, ",\"work_dim\":%u,\"grid\":[%llu,%llu,%llu],\"block\":", work_dim,
+             (unsigned long long)g[0], (unsigned long long)g[1], (unsigned long long)g[2]);
+    if (local)
+        line_put(&out, "[%llu,%llu,%llu]", (unsigned long long)b[0], (unsigned long long)b[1],
+                 (unsigned long long)b[2]);
+    else
+        line_put(&out, "null");
+    line_put(&out, ",\"offset\":[%llu,%llu,%llu]", (unsigned long long)o[0],
+             (unsigned long long)o[1], (unsigned long long)o[2]);
+    if (status == WCL_SUCCESS)
+        cl_put_device(&out, queue);
+    else
+        line_put(&out, ",\"queue\":\"0x%llx\",\"device\":null,\"device_name\":null,"
+                       "\"device_index\":-1",
+                 (unsigned long long)(uintptr_t)queue);
+    cl_put_args(&out, kernel);
+    line_put(&out, "}");
+    line_emit(&out);
+}
+
+WITNESS_EXPORT wcl_int clEnqueueNDRangeKernel(wcl_handle queue, wcl_handle kernel,
+                                              wcl_uint work_dim, const size_t *offset,
+                                              const size_t *global, const size_t *local,
+                                              wcl_uint nwait, const wcl_handle *wait,
+                                              wcl_handle *event) {
+    typedef wcl_int (*fn_t)(wcl_handle, wcl_handle, wcl_uint, const size_t *, const size_t *,
+                            const size_t *, wcl_uint, const wcl_handle *, wcl_handle *);
+    fn_t real = CL_REAL(fn_t, "clEnqueueNDRangeKernel");
+    if (!real)
+        return WCL_INVALID_OPERATION;
+    OUTER_BEGIN();
+    unsigned long long seq = outer_ ? tick() : 0;
+    wcl_int st = real(queue, kernel, work_dim, offset, global, local, nwait, wait, event);
+    if (outer_)
+        cl_enqueue_line("clEnqueueNDRangeKernel", seq, st, queue, kernel, work_dim, offset,
+                        global, local);
+    OUTER_END();
+    return st;
+}
+
+WITNESS_EXPORT wcl_int clEnqueueTask(wcl_handle queue, wcl_handle kernel, wcl_uint nwait,
+                                     const wcl_handle *wait, wcl_handle *event) {
+    typedef wcl_int (*fn_t)(wcl_handle, wcl_handle, wcl_uint, const wcl_handle *, wcl_handle *);
+    fn_t real = CL_REAL(fn_t, "clEnqueueTask");
+    if (!real)
+        return WCL_INVALID_OPERATION;
+    OUTER_BEGIN();
+    unsigned long long seq = outer_ ? tick() : 0;
+    wcl_int st = real(queue, kernel, nwait, wait, event);
+    if (outer_) {
+        static const size_t one[1] = {1};
+        cl_enqueue_line("clEnqueueTask", seq, st, queue, kernel, 1, NULL, one, one);
+    }
+    OUTER_END();
+    return st;
+}
+
+WITNESS_EXPORT wcl_int clSetKernelArg(wcl_handle kernel, wcl_uint index, size_t size,
+                                      const void *value) {
+    typedef wcl_int (*fn_t)(wcl_handle, wcl_uint, size_t, const void *);
+    fn_t real = CL_REAL(fn_t, "clSetKernelArg");
+    if (!real)
+        return WCL_INVALID_OPERATION;
+    wcl_int st = real(kernel, index, size, value);
+    if (st == WCL_SUCCESS)
+        cl_arg_set(kernel, index, size, value, 0);
+    return st;
+}
+
+WITNESS_EXPORT wcl_int clSetKernelArgSVMPointer(wcl_handle kernel, wcl_uint index,
+                                                const void *value) {
+    typedef wcl_int (*fn_t)(wcl_handle, wcl_uint, const void *);
+    fn_t real = CL_REAL(fn_t, "clSetKernelArgSVMPointer");
+    if (!real)
+        return WCL_INVALID_OPERATION;
+    wcl_int st = real(kernel, index, value);
+    if (st == WCL_SUCCESS)
+        cl_arg_set(kernel, index, sizeof value, value, 1);
+    return st;
+}
+
+WITNESS_EXPORT wcl_handle clCreateKernel(wcl_handle program, const char *name, wcl_int *err) {
+    typedef wcl_handle (*fn_t)(wcl_handle, const char *, wcl_int *);
+    fn_t real = CL_REAL(fn_t, "clCreateKernel");
+    if (!real) {
+        if (err)
+            *err = WCL_INVALID_OPERATION;
+        return NULL;
+    }
+    wcl_handle k = real(program, name, err);
+    cl_kernel_new(k, NULL);
+    return k;
+}
+
+WITNESS_EXPORT wcl_int clCreateKernelsInProgram(wcl_handle program, wcl_uint n, wcl_handle *out,
+                                                wcl_uint *nret) {
+    typedef wcl_int (*fn_t)(wcl_handle, wcl_uint, wcl_handle *, wcl_uint *);
+    fn_t real = CL_REAL(fn_t, "clCreateKernelsInProgram");
+    if (!real)
+        return WCL_INVALID_OPERATION;
+    wcl_int st = real(program, n, out, nret);
+    wcl_uint made = nret && *nret < n ? *nret : n;
+    if (st == WCL_SUCCESS && out)
+        for (wcl_uint i = 0; i < made; i++)
+            cl_kernel_new(out[i], NULL);
+    return st;
+}
+
+WITNESS_EXPORT wcl_handle clCloneKernel(wcl_handle source, wcl_int *err) {
+    typedef wcl_handle (*fn_t)(wcl_handle, wcl_int *);
+    fn_t real = CL_REAL(fn_t, "clCloneKernel");
+    if (!real) {
+        if (err)
+            *err = WCL_INVALID_OPERATION;
+        return NULL;
+    }
+    wcl_handle k = real(source, err);
+    cl_kernel_new(k, source);
+    return k;
 }
