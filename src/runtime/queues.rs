@@ -995,15 +995,31 @@ impl VirtualQueue {
         super::events::wake();
     }
 
-    /// Packets between the processor's position and the write index.
+    /// Packets published and not processed: the slots from the processor's
+    /// position towards the write index, at most one ring's worth, whose
+    /// header is not INVALID. A slot reserved and never written is no packet;
+    /// and a write index moved past what the ring holds (rocrtst's
+    /// Queue_LoadStore_Write_Index_ConcurrentTest stores UINT64_MAX in it,
+    /// which ROCr accepts silently) reserves no more than the ring's slots.
     fn pending_locked(&self, side: &DrainSide) -> u64 {
-        self.slot()
+        let from = side.state.observed_through;
+        let reserved = self
+            .slot()
             .write_dispatch_id
             .load(Ordering::Acquire)
-            .saturating_sub(side.state.observed_through)
+            .saturating_sub(from);
+        let Some(ring) = side.ring.as_ref() else {
+            return 0;
+        };
+        (0..reserved.min(ring.size))
+            .filter(|i| {
+                ring_header(ring, from.wrapping_add(*i)).load(Ordering::Acquire) as u16 & 0xff
+                    != PacketType::INVALID.0 as u16
+            })
+            .count() as u64
     }
 
-    /// Packets published (or reserved) and not processed yet.
+    /// Packets published and not processed yet.
     pub fn pending(&self) -> u64 {
         let side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         self.pending_locked(&side)
@@ -1066,6 +1082,11 @@ impl VirtualQueue {
         }
         signals::destroy(doorbell);
         let mut side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        // Packets the program published that were never processed: behind
+        // an unsatisfied barrier, or behind a slot never made valid (read
+        // from the ring's headers, so before it is unmapped). The capture
+        // records how many (QueueEnd), and is then never complete.
+        let pending = self.pending_locked(&side);
         if let Some(ring) = side.ring.take() {
             // SAFETY: the drain lock is held and `dead` is set, so no drain can
             // be using the ring, and `ring` (the only record of the mapping) was
@@ -1096,10 +1117,6 @@ impl VirtualQueue {
         r.barriers += side.counts.barriers;
         r.stalls += side.counts.stalls;
         drop(r);
-        // Packets the program published (or reserved) that were never
-        // processed: behind an unsatisfied barrier, or never made valid. The
-        // capture records how many (QueueEnd), and is then never complete.
-        let pending = self.pending_locked(&side);
         side.counts = Counts::default();
         if let Some(p) = side.producer.take() {
             p.end(pending, sys::now_ns());
@@ -1108,7 +1125,7 @@ impl VirtualQueue {
             tracing::warn!(
                 queue = self.queue_id(),
                 pending,
-                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or never published)",
+                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or behind a slot never published)",
                 self.queue_id()
             );
         }
