@@ -643,7 +643,7 @@ mod tests {
     }
 
     #[test]
-    fn ipc_memory_is_known_but_never_read_and_fails_closed_without_a_real_runtime() {
+    fn ipc_memory_is_known_but_never_read_and_a_null_handle_never_attaches() {
         let mem = [0u8; 128];
         let p = mem.as_ptr() as u64;
         ipc_attached(p, 128);
@@ -658,7 +658,8 @@ mod tests {
             check_pointer(&PassThrough, 0, p),
             PointerFinding::UseAfterFree { .. }
         ));
-        // The virtual runtime (no real runtime below) attaches nothing.
+        // With no runtime initialised (virtual or real), a null handle
+        // attaches nothing and detaches nothing, and says so.
         let mut mapped = std::ptr::null_mut();
         // SAFETY: a live out-pointer; the virtual answer reads no argument.
         let st = unsafe {
@@ -670,11 +671,11 @@ mod tests {
                 &mut mapped,
             )
         };
-        assert_eq!(st, crate::abi::HsaStatus::ERROR.0);
+        assert_ne!(st, crate::abi::HsaStatus::SUCCESS.0);
         assert!(mapped.is_null());
         // SAFETY: as above.
         let st = unsafe { super::super::exports::hsa_amd_ipc_memory_detach(std::ptr::null_mut()) };
-        assert_eq!(st, crate::abi::HsaStatus::ERROR.0);
+        assert_ne!(st, crate::abi::HsaStatus::SUCCESS.0);
     }
 
     #[test]
