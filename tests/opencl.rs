@@ -61,9 +61,9 @@ fn built() -> &'static (common::Chroot, Place) {
         )
         .unwrap();
         // The witness, against the chroot's HIP 7.2.4 headers (its OpenCL side needs none).
-        let out = output_within(
-            chroot.run_command().args([
-                "clang-22",
+        common::clang_in_chroot(
+            &chroot,
+            &[
                 "-std=gnu11",
                 "-O1",
                 "-g",
@@ -72,40 +72,17 @@ fn built() -> &'static (common::Chroot, Place) {
                 "-Werror",
                 "-fPIC",
                 "-shared",
-                "-o",
-                &format!("{}/witness.so", dir.seen),
-                &format!("{}/witness.c", dir.seen),
-                "-ldl",
-                "-lpthread",
-            ]),
-            Duration::from_secs(120),
-            "clang-22 of integration/witness/witness.c",
+            ],
+            &format!("{}/witness.so", dir.seen),
+            &format!("{}/witness.c", dir.seen),
+            &["-ldl", "-lpthread"],
         );
-        assert!(
-            out.status.success(),
-            "clang-22 of integration/witness/witness.c failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out = output_within(
-            chroot.run_command().args([
-                "clang-22",
-                "-std=c11",
-                "-O1",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-o",
-                &format!("{}/vector", dir.seen),
-                &format!("{}/vector.c", dir.seen),
-                "-lOpenCL",
-            ]),
-            Duration::from_secs(120),
-            "clang-22 of integration/opencl/vector.c",
-        );
-        assert!(
-            out.status.success(),
-            "clang-22 of integration/opencl/vector.c failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        common::clang_in_chroot(
+            &chroot,
+            &["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"],
+            &format!("{}/vector", dir.seen),
+            &format!("{}/vector.c", dir.seen),
+            &["-lOpenCL"],
         );
         (chroot, dir)
     })

@@ -46,26 +46,13 @@ fn built() -> (common::Chroot, PathBuf, String) {
         std::fs::copy(repo().join("integration").join(f), dir.host.join(f)).unwrap();
     }
     std::fs::copy(shim(), dir.host.join("libsoftgpu_hsa.so")).unwrap();
-    let out = output_within(
-        chroot.run_command().args([
-            "clang-22",
-            "-std=c11",
-            "-O1",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-o",
-            &format!("{}/rocr7_entries", dir.seen),
-            &format!("{}/rocr7_entries.c", dir.seen),
-            "-lhsa-runtime64",
-        ]),
-        Duration::from_secs(120),
-        "clang-22 of integration/rocr7_entries.c",
-    );
-    assert!(
-        out.status.success(),
-        "clang-22 of integration/rocr7_entries.c against ROCr 7.2.4's headers failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    // Against ROCr 7.2.4's headers, in its chroot.
+    common::clang_in_chroot(
+        &chroot,
+        &["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"],
+        &format!("{}/rocr7_entries", dir.seen),
+        &format!("{}/rocr7_entries.c", dir.seen),
+        &["-lhsa-runtime64"],
     );
     (chroot, dir.host, dir.seen)
 }

@@ -348,6 +348,26 @@ pub fn process_dir_in_chroot(root: &Path, prefix: &str) -> Place {
     }
 }
 
+/// Compile in the chroot with clang-22: `flags`, then `-o out src`, then `libs` (paths as the
+/// chroot sees them). Panics with the compiler's output when it fails.
+pub fn clang_in_chroot(chroot: &Chroot, flags: &[&str], out: &str, src: &str, libs: &[&str]) {
+    let mut args = vec!["clang-22"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["-o", out, src]);
+    args.extend_from_slice(libs);
+    let what = format!("clang-22 of {src}");
+    let done = output_within(
+        chroot.run_command().args(&args),
+        std::time::Duration::from_secs(120),
+        &what,
+    );
+    assert!(
+        done.status.success(),
+        "{what} failed:\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+}
+
 /// How a run under a deadline ended.
 #[derive(Debug)]
 pub struct Ended {
