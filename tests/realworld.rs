@@ -2051,27 +2051,16 @@ fn expected_rejection(p: &Program, line: &str) -> bool {
 
 /// One rocrtst test, run alone on `target` (see `tests/realworld/rocrtst.rs`).
 fn rocrtst_program(case: &'static rocrtst::Case, target: &'static str) -> Program {
-    let mut args = vec![
+    let args = vec![
         format!("--gtest_filter={}", case.name),
         "--gtest_color=no".into(),
     ];
-    // prlimit execs the program (same pid) with the limit set.
-    let exe = match case.as_limit {
-        None => rocrtst::BINARY,
-        Some(bytes) => {
-            args.splice(
-                0..0,
-                [format!("--as={bytes}"), "--".into(), rocrtst::BINARY.into()],
-            );
-            "/usr/bin/prlimit"
-        }
-    };
     Program {
         id: format!("rocrtst-{}", case.name),
         library: "rocrtst",
         hip: Hip::V7_2,
         target,
-        exe: Exe::Installed(exe),
+        exe: Exe::Installed(rocrtst::BINARY),
         args,
         judge: Judge::Rocrtst { test: case.name },
         env: vec![("ROCRTST_KERNELS_PATH", rocrtst::KERNELS)],
@@ -2125,13 +2114,7 @@ fn judge_rocrtst(test: &str, status: std::process::ExitStatus, stdout: &str, o: 
     match case.expect {
         rocrtst::Expect::Pass => {
             for a in &o.assertions {
-                o.problems.push(format!(
-                    "failed at {}{}",
-                    shown(a),
-                    case.defect
-                        .map(|why| format!(" (a known defect of the shim: {why})"))
-                        .unwrap_or_default()
-                ));
+                o.problems.push(format!("failed at {}", shown(a)));
             }
         }
         rocrtst::Expect::KernelValues { .. } | rocrtst::Expect::Fails { .. } => {
@@ -2394,9 +2377,7 @@ fn rocrtst_matrix() -> String {
                 continue;
             }
             let o = rocrtst_outcome(case, t);
-            let cell = if case.intermittent && case.defect.is_some() {
-                "passes or **fails** (a race)".to_string()
-            } else if !o.problems.is_empty() {
+            let cell = if !o.problems.is_empty() {
                 "**fails**".to_string()
             } else if o.assertions.is_empty() {
                 "passes".to_string()
@@ -2446,9 +2427,6 @@ fn rocrtst_matrix() -> String {
                 "the shim rejects its invalid packets ({})",
                 case.rejects.join(", ")
             ));
-        }
-        if let Some(why) = case.defect {
-            notes.push(format!("shim defect: {why}"));
         }
         s.push_str(&format!(
             " {} |\n",

@@ -54,15 +54,6 @@ pub struct Case {
     /// The reason codes of the packets the test submits invalid on purpose (rocrtstNeg's queue
     /// validation): the shim rejects them, logs a warning naming them, and nothing else.
     pub rejects: &'static [&'static str],
-    /// The shim's defect that makes the test fail today, or some of the time (the suite expects
-    /// the end state: a pass).
-    pub defect: Option<&'static str>,
-    /// The defect shows in some runs only (a race in the program): the README's cell says so
-    /// instead of what one run did, so that the table stays the same from run to run; the
-    /// target's test still fails the run where it shows.
-    pub intermittent: bool,
-    /// Run under this address-space limit (`prlimit --as`, bytes) (none today: allocations are unresident until written).
-    pub as_limit: Option<u64>,
     /// Not run on these targets, and why (the README's cell says "not run").
     pub not_run: (&'static [&'static str], &'static str),
     /// A warning of the shim's that the test provokes on purpose (a text it contains), which is
@@ -76,9 +67,6 @@ const fn pass(name: &'static str) -> Case {
         expect: Expect::Pass,
         deadline_s: 60,
         rejects: &[],
-        defect: None,
-        intermittent: false,
-        as_limit: None,
         not_run: (&[], ""),
         logs: "",
     }
