@@ -995,12 +995,12 @@ impl VirtualQueue {
         super::events::wake();
     }
 
-    /// Packets published and not processed: the slots from the processor's
-    /// position towards the write index, at most one ring's worth, whose
-    /// header is not INVALID. A slot reserved and never written is no packet;
-    /// and a write index moved past what the ring holds (rocrtst's
-    /// Queue_LoadStore_Write_Index_ConcurrentTest stores UINT64_MAX in it,
-    /// which ROCr accepts silently) reserves no more than the ring's slots.
+    /// Packets published or reserved and not processed: the slots between
+    /// the processor's position and the write index. A write index more than
+    /// a ring ahead reserves nothing the ring can hold: a producer waits for
+    /// space, so only a store by hand puts it there (rocrtst's
+    /// Queue_LoadStore_Write_Index_ConcurrentTest stores UINT64_MAX, which ROCr
+    /// accepts silently); then only the slots whose header is published count.
     fn pending_locked(&self, side: &DrainSide) -> u64 {
         let from = side.state.observed_through;
         let reserved = self
@@ -1009,9 +1009,12 @@ impl VirtualQueue {
             .load(Ordering::Acquire)
             .saturating_sub(from);
         let Some(ring) = side.ring.as_ref() else {
-            return 0;
+            return reserved;
         };
-        (0..reserved.min(ring.size))
+        if reserved <= ring.size {
+            return reserved;
+        }
+        (0..ring.size)
             .filter(|i| {
                 ring_header(ring, from.wrapping_add(*i)).load(Ordering::Acquire) as u16 & 0xff
                     != PacketType::INVALID.0 as u16
@@ -1019,7 +1022,7 @@ impl VirtualQueue {
             .count() as u64
     }
 
-    /// Packets published and not processed yet.
+    /// Packets published (or reserved) and not processed yet.
     pub fn pending(&self) -> u64 {
         let side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
         self.pending_locked(&side)
@@ -1082,9 +1085,9 @@ impl VirtualQueue {
         }
         signals::destroy(doorbell);
         let mut side = self.drain.lock().unwrap_or_else(|e| e.into_inner());
-        // Packets the program published that were never processed: behind
-        // an unsatisfied barrier, or behind a slot never made valid (read
-        // from the ring's headers, so before it is unmapped). The capture
+        // Packets the program published or reserved that were never
+        // processed: behind an unsatisfied barrier, or never made valid (read
+        // before the ring is unmapped: its headers may be needed). The capture
         // records how many (QueueEnd), and is then never complete.
         let pending = self.pending_locked(&side);
         if let Some(ring) = side.ring.take() {
@@ -1125,7 +1128,7 @@ impl VirtualQueue {
             tracing::warn!(
                 queue = self.queue_id(),
                 pending,
-                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or behind a slot never published)",
+                "softgpu: queue {} destroyed with {pending} packet(s) never processed (behind an unsatisfied barrier, or never published)",
                 self.queue_id()
             );
         }
