@@ -728,6 +728,14 @@ fn strays(dir: &std::path::Path, keep: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The message of a capture creation that must be refused at `path`.
+fn refused(path: &std::path::Path) -> String {
+    match CaptureWriter::create(path, header(), classify()) {
+        Ok(_) => panic!("a capture was created at {}", path.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
 #[test]
 fn a_symlink_planted_at_the_capture_name_is_refused_and_neither_it_nor_its_target_changes() {
     use std::os::unix::fs::MetadataExt;
@@ -738,9 +746,7 @@ fn a_symlink_planted_at_the_capture_name_is_refused_and_neither_it_nor_its_targe
     let before = std::fs::metadata(&target).unwrap();
     let path = d.join("softgpu-123.sgcap");
     std::os::unix::fs::symlink(&target, &path).unwrap();
-    let msg = CaptureWriter::create(&path, header(), classify())
-        .unwrap_err()
-        .to_string();
+    let msg = refused(&path);
     assert!(
         msg.contains("a symbolic link is at the capture's name; refusing to replace it"),
         "{msg}"
@@ -816,9 +822,7 @@ fn a_device_node_or_socket_at_the_capture_name_is_refused_and_stays_what_it_was(
         st.success(),
         "mknod needs root: run the tests as root (./scripts/setup)"
     );
-    let msg = CaptureWriter::create(&node, header(), classify())
-        .unwrap_err()
-        .to_string();
+    let msg = refused(&node);
     assert!(
         msg.contains("a device node is at the capture's name; refusing to replace it"),
         "{msg}"
@@ -831,9 +835,7 @@ fn a_device_node_or_socket_at_the_capture_name_is_refused_and_stays_what_it_was(
     );
     let sock_path = d.join("sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock_path).unwrap();
-    let msg = CaptureWriter::create(&sock_path, header(), classify())
-        .unwrap_err()
-        .to_string();
+    let msg = refused(&sock_path);
     assert!(
         msg.contains("a socket is at the capture's name; refusing to replace it"),
         "{msg}"
@@ -869,8 +871,7 @@ fn a_directory_at_the_capture_name_is_refused_with_a_clear_message() {
     let d = fresh_dir("directory");
     let path = d.join("c.sgcap");
     std::fs::create_dir(&path).unwrap();
-    let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
-    let msg = e.to_string();
+    let msg = refused(&path);
     assert!(
         msg.contains("a directory is at the capture's name"),
         "{msg}"
@@ -901,8 +902,7 @@ fn another_users_file_in_a_sticky_directory_is_refused_not_replaced() {
         st.success(),
         "chown needs root: run the tests as root (./scripts/setup)"
     );
-    let e = CaptureWriter::create(&path, header(), classify()).unwrap_err();
-    let msg = e.to_string();
+    let msg = refused(&path);
     assert!(
         msg.contains("refusing to replace another user's file"),
         "{msg}"
@@ -927,9 +927,7 @@ fn another_users_file_is_refused_in_any_directory_not_only_a_sticky_one() {
         st.success(),
         "chown needs root: run the tests as root (./scripts/setup)"
     );
-    let msg = CaptureWriter::create(&path, header(), classify())
-        .unwrap_err()
-        .to_string();
+    let msg = refused(&path);
     assert!(
         msg.contains("refusing to replace another user's file"),
         "{msg}"
