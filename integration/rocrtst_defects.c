@@ -273,6 +273,19 @@ static void refs(void) {
     printf("sg: refs=ok\n");
 }
 
+/* ---- a write index stored by hand --------------------------------------------
+ * rocrtst's Queue_LoadStore_Write_Index_ConcurrentTest stores 0 and UINT64_MAX into a
+ * queue's write index with no packet, then destroys the queue; ROCr says nothing. No
+ * reservation puts the index more than a ring ahead, so nothing is pending (the shim
+ * once warned of 2^64-1 packets never processed, and the capture was never complete). */
+static void write_index_by_hand(sg_ctx *ctx) {
+    hsa_queue_t *q = sg_queue_create(ctx, 64);
+    hsa_queue_store_write_index_relaxed(q, 0);
+    hsa_queue_store_write_index_relaxed(q, UINT64_MAX);
+    SG_CHECK(hsa_queue_destroy(q));
+    printf("sg: write_index_by_hand=ok\n");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "child") == 0)
         return ipc_child();
@@ -287,6 +300,7 @@ int main(int argc, char **argv) {
     ipc(argv[0]);
     clock_counters(&ctx);
     refs();
+    write_index_by_hand(&ctx);
     SG_CHECK(hsa_shut_down());
     return 0;
 }

@@ -1174,13 +1174,27 @@ fn early_late_and_concurrent_init_and_shut_down_are_answered_by_the_state_they_f
 /// another process attaches an IPC handle and reads and writes the same bytes (`IPC`);
 /// `HSA_AMD_AGENT_INFO_CLOCK_COUNTERS` is answered
 /// (`AgentPropertiesTests`); a million nested `hsa_init`/`hsa_shut_down` pairs succeed
-/// (`Max_Reference_Count` makes 2^31 of them).
+/// (`Max_Reference_Count` makes 2^31 of them); a write index stored by hand past the ring
+/// leaves nothing pending (`Queue_LoadStore_Write_Index_ConcurrentTest`).
 #[test]
 fn the_runtime_defects_rocrtst_found_are_fixed_as_rocr_behaves() {
     let run = run_with("rocrtst_defects", "rocrtst_defects", &[]);
-    for fact in ["dealloc", "noreserve", "avail", "ipc", "clock", "refs"] {
+    for fact in [
+        "dealloc",
+        "noreserve",
+        "avail",
+        "ipc",
+        "clock",
+        "refs",
+        "write_index_by_hand",
+    ] {
         assert_eq!(run.fact(fact), "ok", "{fact}\n{}", run.context());
     }
+    // A write index stored by hand past the ring reserves nothing: no pending packets, and
+    // the capture is complete (`Queue_LoadStore_Write_Index_ConcurrentTest`).
+    assert!(!run.stderr.contains("never processed"), "{}", run.context());
+    let cap = softgpu_hsa::capture::read_file(&run.capture).unwrap();
+    assert!(cap.complete, "{:?}\n{}", cap.end, run.context());
     // The pair's cost (`init_pair_ns`, printed by the program) is a measurement, not a
     // verdict: rocrtst's Max_Reference_Count in tests/realworld.rs is its real user.
 }
